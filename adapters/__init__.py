@@ -1,0 +1,1 @@
+"""Adapters that plug implementations into deltacheck; one module per implementation."""

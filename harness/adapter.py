@@ -1,0 +1,84 @@
+"""The in-process adapter protocol, and the registry every adapter joins by subclassing.
+
+An adapter feeds one fixture's stream to one implementation through the implementation's real code
+path, and maps what the implementation produced onto the canonical result -- nothing more: it never
+repairs, reorders or fills in what the library returned. A field the library cannot express is a
+missing capability, declared here, and judged n/a.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Awaitable, ClassVar
+
+from harness.errors import UnknownAdapter
+from harness.model import AssemblyRequest
+
+CAPABILITIES = {
+    "refusal": "refusal parts",
+    "reasoning": "reasoning and redacted reasoning parts",
+    "reasoning_signature": "the signature / encrypted content of reasoning parts",
+    "annotations": "text annotations and citations",
+    "item_id": "Responses item ids of tool calls",
+    "custom_tools": "Responses custom tool calls",
+    "server_tools": "Anthropic server tool calls and their result blocks",
+    "finish_reason": "finish_reason and finish_detail",
+    "usage": "usage",
+    "error": "the stream's error",
+    "multiple_choices": "choices other than index 0",
+    "events": "tool-call completion events emitted while streaming",
+}
+
+# Bundled adapter modules, imported on first lookup so their classes register themselves.
+BUNDLED_MODULES = ("adapters.reference",)
+
+_REGISTRY: dict[str, type["Adapter"]] = {}
+
+
+class Adapter:
+    """Subclass with the class data below and an `assemble` method (sync or async)."""
+
+    name: ClassVar[str]
+    library: ClassVar[str]
+    version: ClassVar[str]
+    protocols: ClassVar[frozenset[str]]
+    capabilities: ClassVar[frozenset[str]]
+    code_path: ClassVar[str]  # which of the library's code paths the adapter drives, in one sentence
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        name = cls.__dict__.get("name")
+        if name is None:
+            return  # an abstract intermediate class
+        if name in _REGISTRY and _REGISTRY[name] is not cls:
+            raise TypeError(f"adapter name {name!r} is claimed by both {_REGISTRY[name].__qualname__} and {cls.__qualname__}")
+        unknown = set(cls.capabilities) - set(CAPABILITIES)
+        if unknown:
+            raise TypeError(f"{cls.__qualname__} declares unknown capabilities {sorted(unknown)}")
+        _REGISTRY[name] = cls
+
+    def assemble(self, request: AssemblyRequest) -> dict[str, Any] | Awaitable[dict[str, Any]]:
+        raise NotImplementedError
+
+    @classmethod
+    def describe(cls) -> dict[str, Any]:
+        return {"name": cls.name, "library": cls.library, "version": cls.version,
+                "protocols": sorted(cls.protocols), "capabilities": sorted(cls.capabilities),
+                "code_path": cls.code_path}
+
+
+def _import_bundled() -> None:
+    for module in BUNDLED_MODULES:
+        importlib.import_module(module)
+
+
+def registered_adapters() -> dict[str, type[Adapter]]:
+    _import_bundled()
+    return dict(sorted(_REGISTRY.items()))
+
+
+def get_adapter(name: str) -> Adapter:
+    adapters = registered_adapters()
+    if name not in adapters:
+        raise UnknownAdapter(name, list(adapters))
+    return adapters[name]()

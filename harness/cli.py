@@ -1,0 +1,254 @@
+"""The `deltacheck` command line."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from contextlib import nullcontext
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+from rich.table import Table
+
+import harness
+from harness.adapter import get_adapter, registered_adapters
+from harness.corpus import DEFAULT_CORPUS, Corpus, load_corpus
+from harness.errors import InvalidResults, UnknownAdapter
+from harness.reference import PROTOCOLS
+from harness.report import render_report
+from harness.results import ResultsWriter, read_results
+from harness.runner import DEFAULT_TIMEOUT, problem_records, run_fixtures
+from harness.sse import encode_chunk
+from harness.verdict import PASSING, UNSCORED
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_RESULTS_DIR = REPO_ROOT / "results"
+DEFAULT_REPORT = REPO_ROOT / "REPORT.md"
+
+err = Console(stderr=True)
+out = Console(highlight=False, soft_wrap=True)
+
+corpus_option = click.option("--corpus", "corpus_dir", type=click.Path(file_okay=False, path_type=Path),
+                             default=DEFAULT_CORPUS, show_default="the bundled corpus/", help="Corpus directory.")
+
+
+@click.group()
+@click.version_option(harness.__version__, prog_name="deltacheck")
+def main() -> None:
+    """Conformance suite for streaming assembly in LLM client libraries."""
+
+
+# -- lint ----------------------------------------------------------------------------------------
+
+
+@main.command()
+@corpus_option
+def lint(corpus_dir: Path) -> None:
+    """Validate every fixture: schema, tags, ids, chunk shapes, reference agreement."""
+    corpus = load_corpus(corpus_dir)
+    for problem in corpus.problems:
+        click.echo(str(problem))
+    total = len(corpus.fixtures) + len({p.path for p in corpus.problems})
+    if corpus.problems:
+        click.echo(f"{len(corpus.problems)} problem(s) in {len({p.path for p in corpus.problems})} of {total} file(s)", err=True)
+        sys.exit(1)
+    counts = Counter(f.protocol for f in corpus.fixtures)
+    click.echo(f"corpus {corpus.version}: {len(corpus.fixtures)} fixtures OK ("
+               + ", ".join(f"{p} {counts[p]}" for p in PROTOCOLS) + ")")
+
+
+# -- run -----------------------------------------------------------------------------------------
+
+
+@main.command()
+@click.option("--adapter", "adapter_name", required=True, help="Adapter name (see `deltacheck adapters`).")
+@corpus_option
+@click.option("--protocol", "protocols", multiple=True, type=click.Choice(PROTOCOLS), help="Only these protocols.")
+@click.option("--fixture", "fixture_ids", multiple=True, metavar="ID", help="Only these fixture ids (repeatable).")
+@click.option("--results", "results_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Results file (JSON lines). Default: results/<adapter>.jsonl")
+@click.option("--timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True, help="Seconds per fixture.")
+def run(adapter_name: str, corpus_dir: Path, protocols: tuple[str, ...], fixture_ids: tuple[str, ...],
+        results_path: Path | None, timeout: float) -> None:
+    """Run fixtures through one adapter and write one JSON line per fixture."""
+    corpus = load_corpus(corpus_dir)
+    try:
+        adapter = get_adapter(adapter_name)
+    except UnknownAdapter as exc:
+        raise click.UsageError(str(exc)) from None
+    unknown = set(fixture_ids) - {f.id for f in corpus.fixtures} - {p.fixture_id for p in corpus.problems}
+    if unknown:
+        raise click.UsageError(f"no fixture with id {', '.join(sorted(unknown))} in {corpus_dir}")
+    counts = _run_one(adapter, corpus, set(protocols), set(fixture_ids), results_path, timeout)
+    failed = sum(v for k, v in counts.items() if k not in PASSING | UNSCORED)
+    sys.exit(1 if failed else 0)
+
+
+def _run_one(adapter, corpus: Corpus, protocols: set[str], ids: set[str], results_path: Path | None,
+             timeout: float) -> Counter[str]:
+    results_path = results_path or DEFAULT_RESULTS_DIR / f"{adapter.name}.jsonl"
+    results_path.parent.mkdir(parents=True, exist_ok=True)
+    fixtures = corpus.select(protocols, ids)
+    by_protocol: dict[str, Counter[str]] = {}
+    with results_path.open("w", encoding="utf-8") as handle:
+        writer = ResultsWriter(handle)
+        writer.header(tool="deltacheck", tool_version=harness.__version__, corpus_version=corpus.version,
+                      contract_version=harness.CONTRACT_VERSION, adapter=adapter.describe(), timeout=timeout)
+        for record in problem_records(adapter.name, corpus, protocols, ids):
+            writer.record(record)
+            err.print(f"[yellow]skip[/] {record['path']}: {record['message']}")
+        interrupted = False
+        progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                            TextColumn("{task.fields[current]}"), console=err, transient=True,
+                            disable=not err.is_terminal)
+        try:
+            with progress:
+                task = progress.add_task(adapter.name, total=len(fixtures), current="")
+                for record in run_fixtures(adapter, corpus, fixtures, timeout):
+                    writer.record(record.to_json())
+                    by_protocol.setdefault(record.verdict.protocol, Counter())[record.verdict.verdict] += 1
+                    progress.update(task, advance=1, current=record.verdict.fixture)
+                    if record.verdict.verdict not in PASSING | UNSCORED:
+                        err.print(f"[red]{record.verdict.verdict}[/] {record.verdict.fixture} {record.title}: "
+                                  f"{record.verdict.message}", markup=True, highlight=False)
+        except KeyboardInterrupt:
+            interrupted = True
+        writer.footer(interrupted=interrupted)
+    _print_summary(adapter.name, by_protocol, results_path)
+    if interrupted:
+        sys.exit(130)
+    return writer.counts
+
+
+def _print_summary(name: str, by_protocol: dict[str, Counter[str]], results_path: Path) -> None:
+    table = Table(title=f"{name}: results in {results_path}", title_justify="left")
+    for column in ("protocol", "passed / scored", "fail", "error", "crash", "timeout", "n/a", "skip"):
+        table.add_column(column)
+    for protocol in PROTOCOLS:
+        counts = by_protocol.get(protocol)
+        if not counts:
+            continue
+        scored = sum(v for k, v in counts.items() if k not in UNSCORED)
+        table.add_row(protocol, f"{counts['pass']} / {scored}",
+                      *(str(counts.get(k, 0)) for k in ("fail", "error", "crash", "timeout", "n/a", "skip")))
+    err.print(table)
+
+
+# -- score: the main job -------------------------------------------------------------------------
+
+
+@main.command()
+@corpus_option
+@click.option("--adapter", "adapter_names", multiple=True, help="Only these adapters (default: every bundled one).")
+@click.option("--results-dir", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_RESULTS_DIR,
+              show_default="results/")
+@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_REPORT, show_default="REPORT.md")
+@click.option("--timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True, help="Seconds per fixture.")
+def score(corpus_dir: Path, adapter_names: tuple[str, ...], results_dir: Path, output: Path, timeout: float) -> None:
+    """Run every bundled adapter over the corpus, then write REPORT.md."""
+    corpus = load_corpus(corpus_dir)
+    names = adapter_names or tuple(registered_adapters())
+    for name in names:
+        try:
+            adapter = get_adapter(name)
+        except UnknownAdapter as exc:
+            raise click.UsageError(str(exc)) from None
+        _run_one(adapter, corpus, set(), set(), results_dir / f"{name}.jsonl", timeout)
+    _write_report(sorted(results_dir / f"{n}.jsonl" for n in names), corpus, output)
+
+
+# -- report --------------------------------------------------------------------------------------
+
+
+@main.command()
+@click.argument("results_files", nargs=-1, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@corpus_option
+@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_REPORT, show_default="REPORT.md")
+def report(results_files: tuple[Path, ...], corpus_dir: Path, output: Path) -> None:
+    """Write REPORT.md from results files (default: every results/*.jsonl)."""
+    files = list(results_files) or sorted(DEFAULT_RESULTS_DIR.glob("*.jsonl"))
+    if not files:
+        raise click.UsageError(f"no results files given and none in {DEFAULT_RESULTS_DIR}; run `deltacheck run` first")
+    _write_report(files, load_corpus(corpus_dir, check_reference=False), output)
+
+
+def _write_report(files: list[Path], corpus: Corpus, output: Path) -> None:
+    try:
+        results = [read_results(path) for path in files]
+    except InvalidResults as exc:
+        raise click.ClickException(str(exc)) from None
+    output.write_text(render_report(results, corpus.version, harness.CONTRACT_VERSION), encoding="utf-8")
+    err.print(f"wrote {output} from {len(results)} results file(s)")
+
+
+# -- explain -------------------------------------------------------------------------------------
+
+
+@main.command()
+@click.argument("fixture_id")
+@corpus_option
+def explain(fixture_id: str, corpus_dir: Path) -> None:
+    """Print a fixture as you would paste it into a bug report."""
+    corpus = load_corpus(corpus_dir, check_reference=False)
+    fixture = corpus.by_id().get(fixture_id)
+    if fixture is None:
+        problems = [p for p in corpus.problems if p.fixture_id == fixture_id]
+        if problems:
+            raise click.ClickException("this fixture does not load: " + "; ".join(map(str, problems)))
+        raise click.ClickException(f"no fixture {fixture_id} in {corpus_dir}")
+    from harness.compare import pretty
+    prov = fixture.provenance
+    lines = [
+        f"{corpus.cite(fixture.id)}: {fixture.title}",
+        f"protocol: {fixture.protocol}    tags: {', '.join(fixture.tags)}",
+        f"file: {fixture.path}",
+        f"provenance: {prov['kind']}, {prov['source']}" + (f" (derived from {prov['derived_from']})" if prov.get("derived_from") else ""),
+    ]
+    for report_link in fixture.reports:
+        lines.append(f"reproduces: {report_link}")
+    if fixture.comment:
+        lines.append(f"comment: {fixture.comment}")
+    lines += ["", f"stream ({len(fixture.chunks)} chunks):", ""]
+    for n, chunk in enumerate(fixture.chunks):
+        lines.append(f"  [{n}] {encode_chunk(chunk)}")
+    if fixture.protocol == "openai-chat":
+        lines.append("      [DONE]" if fixture.stream_end == "terminator" else "      (connection closes without [DONE])")
+    lines += ["", "expected result (CONTRACT.md 3):", "", pretty(fixture.expected).rstrip()]
+    impl = fixture.implementation_defined
+    if impl:
+        lines += ["", f"implementation-defined: {impl['reason']}"]
+        for alt in fixture.acceptable:
+            lines += [f"  also acceptable: {alt['description']}", "    " + json.dumps(alt["result"], ensure_ascii=False)]
+        if fixture.raise_acceptable:
+            lines.append(f"  raising an error is acceptable: {fixture.raise_acceptable}")
+        for rule in fixture.forbidden:
+            lines.append(f"  forbidden: {rule['description']} {json.dumps(rule['match'], ensure_ascii=False)}")
+    out.print("\n".join(lines), markup=False)
+
+
+# -- adapters ------------------------------------------------------------------------------------
+
+
+@main.command()
+@click.option("--format", "fmt", type=click.Choice(["pretty", "json"]), default=None,
+              help="Default: pretty on a terminal, json otherwise.")
+def adapters(fmt: str | None) -> None:
+    """List the adapters with their library, version, protocols and capabilities."""
+    described = [cls.describe() for cls in registered_adapters().values()]
+    if (fmt or ("pretty" if out.is_terminal else "json")) == "json":
+        click.echo(json.dumps(described, indent=2))
+        return
+    table = Table()
+    for column in ("adapter", "library", "version", "protocols", "capabilities", "code path"):
+        table.add_column(column, overflow="fold")
+    for a in described:
+        table.add_row(a["name"], a["library"], a["version"], "\n".join(a["protocols"]), ", ".join(a["capabilities"]),
+                      a["code_path"])
+    out.print(table)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,252 @@
+"""Canonical comparison: where an observed result departs from an expected one, and on which axis.
+
+CONTRACT.md section 4. Pointers always point into the *expected* result, so a maintainer can look
+the field up in the fixture.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+AXES = ("content", "identity", "arguments", "ordering", "finish", "events")
+IDENTITY_FIELDS = {"kind", "id", "item_id", "name"}
+GAP_COST = 6  # above the field count of any part, so pairing a part beats dropping it
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "<missing>"
+
+
+MISSING = _Missing()
+
+
+@dataclass(frozen=True)
+class Divergence:
+    pointer: str
+    axis: str
+    expected: Any
+    observed: Any
+    note: str = ""
+
+    def describe(self) -> str:
+        if self.note:
+            return f"{self.pointer}: {self.note}"
+        if self.observed is MISSING:
+            return f"{self.pointer}: expected {_short(self.expected)}, missing"
+        if self.expected is MISSING:
+            return f"{self.pointer}: unexpected {_short(self.observed)}"
+        return f"{self.pointer}: expected {_short(self.expected)}, got {_short(self.observed)}"
+
+    def to_json(self) -> dict[str, Any]:
+        out = {"pointer": self.pointer, "axis": self.axis, "message": self.describe()}
+        return out
+
+
+def json_equal(a: Any, b: Any) -> bool:
+    """JSON value equality: object key order is irrelevant, booleans are never numbers."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
+def arguments_equal(expected: Any, observed: Any) -> bool:
+    """Parsed-JSON equality when the expected text is JSON; byte equality otherwise (CONTRACT 4)."""
+    if not isinstance(expected, str) or not isinstance(observed, str):
+        return expected == observed
+    try:
+        want = json.loads(expected)
+    except ValueError:
+        return expected == observed
+    try:
+        got = json.loads(observed)
+    except ValueError:
+        return False
+    return json_equal(want, got)
+
+
+def compare(expected: dict[str, Any], observed: dict[str, Any]) -> list[Divergence]:
+    """Every divergence of `observed` from `expected`, in document order (events excluded)."""
+    out: list[Divergence] = []
+    expected_choices = {c["index"]: c for c in expected.get("choices", [])}
+    observed_choices = {c.get("index"): c for c in observed.get("choices", []) if isinstance(c, dict)}
+    for position, choice in enumerate(expected.get("choices", [])):
+        pointer = f"/choices/{position}"
+        other = observed_choices.get(choice["index"])
+        if other is None:
+            out.append(Divergence(pointer, _choice_axis(choice), choice, MISSING))
+            continue
+        out.extend(_compare_parts(pointer, choice["parts"], other.get("parts", [])))
+        for key in ("finish_reason", "finish_detail"):
+            if not json_equal(choice.get(key), other.get(key, MISSING)):
+                out.append(Divergence(f"{pointer}/{key}", "finish", choice.get(key), other.get(key, MISSING)))
+    for index, choice in observed_choices.items():
+        if index not in expected_choices:
+            out.append(Divergence(f"/choices/{index}", _choice_axis(choice), MISSING, choice, "unexpected choice"))
+    for key in ("usage", "error"):
+        if key in expected and not json_equal(expected[key], observed.get(key, MISSING)):
+            out.append(Divergence(f"/{key}", "finish", expected[key], observed.get(key, MISSING)))
+    return out
+
+
+def arguments_bytes_equal(expected: dict[str, Any], observed: dict[str, Any]) -> bool:
+    """True when every tool call's arguments text is byte-identical (reported, never judged)."""
+    def texts(result: dict[str, Any]) -> list[Any]:
+        return [p.get("arguments") for c in result.get("choices", []) for p in c.get("parts", [])
+                if isinstance(p, dict) and p.get("type") == "tool_call"]
+    return texts(expected) == texts(observed)
+
+
+def first_divergence(divergences: list[Divergence]) -> Divergence | None:
+    return divergences[0] if divergences else None
+
+
+def full_diff(expected: Any, observed: Any) -> str:
+    want = pretty(expected).splitlines(keepends=True)
+    got = pretty(observed).splitlines(keepends=True)
+    return "".join(difflib.unified_diff(want, got, "expected", "observed", n=3))
+
+
+def pretty(value: Any) -> str:
+    return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False, default=repr) + "\n"
+
+
+def pointer_escape(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def resolve_pointer(document: Any, pointer: str) -> Any:
+    """The value at a JSON pointer, or MISSING."""
+    if pointer == "":
+        return document
+    node = document
+    for raw in pointer.lstrip("/").split("/"):
+        token = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return MISSING
+    return node
+
+
+# -- parts ---------------------------------------------------------------------------------------
+
+
+def _compare_parts(pointer: str, expected: list[dict[str, Any]], observed: list[Any]) -> list[Divergence]:
+    if _same_multiset(expected, observed) and not _same_sequence(expected, observed):
+        return [Divergence(f"{pointer}/parts", "ordering", [_label(p) for p in expected],
+                           [_label(p) for p in observed],
+                           f"same parts in a different order: expected {_labels(expected)}, got {_labels(observed)}")]
+    out: list[Divergence] = []
+    for e_pos, o_pos in _align(expected, observed):
+        if o_pos is None:
+            part = expected[e_pos]
+            out.append(Divergence(f"{pointer}/parts/{e_pos}", _part_axis(part), part, MISSING,
+                                  f"expected {_label(part)}, missing"))
+        elif e_pos is None:
+            part = observed[o_pos]
+            out.append(Divergence(f"{pointer}/parts/{o_pos}", _part_axis(part), MISSING, part,
+                                  f"unexpected {_label(part)}"))
+        else:
+            out.extend(_compare_fields(f"{pointer}/parts/{e_pos}", expected[e_pos], observed[o_pos]))
+    return out
+
+
+def _compare_fields(pointer: str, expected: dict[str, Any], observed: Any) -> list[Divergence]:
+    out = []
+    for key in list(expected) + [k for k in observed if k not in expected]:
+        want, got = expected.get(key, MISSING), observed.get(key, MISSING)
+        same = arguments_equal(want, got) if key == "arguments" else json_equal(want, got)
+        if not same:
+            out.append(Divergence(f"{pointer}/{pointer_escape(key)}", _field_axis(expected, key), want, got))
+    return out
+
+
+def _field_axis(part: dict[str, Any], key: str) -> str:
+    if part.get("type") == "tool_call":
+        return "arguments" if key == "arguments" else "identity"
+    return "content"
+
+
+def _part_axis(part: Any) -> str:
+    return "identity" if isinstance(part, dict) and part.get("type") == "tool_call" else "content"
+
+
+def _choice_axis(choice: dict[str, Any]) -> str:
+    parts = choice.get("parts") or []
+    return "identity" if any(_part_axis(p) == "identity" for p in parts) else "content"
+
+
+def _mismatch_cost(expected: dict[str, Any], observed: Any) -> float:
+    if not isinstance(observed, dict) or observed.get("type") != expected.get("type"):
+        return float("inf")
+    return float(len(_compare_fields("", expected, observed)))
+
+
+def _align(expected: list[Any], observed: list[Any]) -> list[tuple[int | None, int | None]]:
+    """Pair expected and observed parts with the fewest differing fields (Needleman-Wunsch)."""
+    n, m = len(expected), len(observed)
+    cost = [[0.0] * (m + 1) for _ in range(n + 1)]
+    for i in range(1, n + 1):
+        cost[i][0] = i * GAP_COST
+    for j in range(1, m + 1):
+        cost[0][j] = j * GAP_COST
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            cost[i][j] = min(cost[i - 1][j - 1] + _mismatch_cost(expected[i - 1], observed[j - 1]),
+                             cost[i - 1][j] + GAP_COST, cost[i][j - 1] + GAP_COST)
+    pairs: list[tuple[int | None, int | None]] = []
+    i, j = n, m
+    while i or j:
+        if i and j and cost[i][j] == cost[i - 1][j - 1] + _mismatch_cost(expected[i - 1], observed[j - 1]):
+            pairs.append((i - 1, j - 1)); i -= 1; j -= 1
+        elif i and cost[i][j] == cost[i - 1][j] + GAP_COST:
+            pairs.append((i - 1, None)); i -= 1
+        else:
+            pairs.append((None, j - 1)); j -= 1
+    return pairs[::-1]
+
+
+def _normal(part: Any) -> str:
+    if isinstance(part, dict) and part.get("type") == "tool_call" and isinstance(part.get("arguments"), str):
+        try:
+            part = {**part, "arguments": json.loads(part["arguments"])}
+        except ValueError:
+            pass
+    return json.dumps(part, sort_keys=True, default=repr)
+
+
+def _same_multiset(a: list[Any], b: list[Any]) -> bool:
+    return len(a) == len(b) and sorted(map(_normal, a)) == sorted(map(_normal, b))
+
+
+def _same_sequence(a: list[Any], b: list[Any]) -> bool:
+    return list(map(_normal, a)) == list(map(_normal, b))
+
+
+def _label(part: Any) -> str:
+    if not isinstance(part, dict):
+        return repr(part)
+    if part.get("type") == "tool_call":
+        return f"tool_call {part.get('id')!r} ({part.get('name')})"
+    return str(part.get("type"))
+
+
+def _labels(parts: list[Any]) -> str:
+    return "[" + ", ".join(_label(p) for p in parts) + "]"
+
+
+def _short(value: Any, limit: int = 120) -> str:
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=repr)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

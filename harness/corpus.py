@@ -1,0 +1,227 @@
+"""Load the corpus and check every fixture: schema, vocabulary, ids, chunk shapes, reference agreement.
+
+`load_corpus` never stops at the first bad file. Each problem names the file, the fixture id and
+the field; a fixture with any problem is left out of runs (and `run` records it as skipped with the
+same message), while all other fixtures load.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterable
+
+import jsonschema
+from referencing import Registry, Resource
+
+from harness.compare import MISSING, compare, json_equal, resolve_pointer
+from harness.errors import AssemblyError, FixtureProblem
+from harness.model import Fixture
+from harness.reference import PROTOCOLS, assemble
+
+DEFAULT_CORPUS = Path(__file__).resolve().parent.parent / "corpus"
+TITLE_WORDS_NOT_ALLOWED = re.compile(r"\b(should|test that|tests that)\b", re.IGNORECASE)
+
+
+@dataclass
+class Corpus:
+    root: Path
+    version: str
+    tags: dict[str, dict[str, Any]]
+    fixtures: list[Fixture] = field(default_factory=list)
+    problems: list[FixtureProblem] = field(default_factory=list)
+
+    def by_id(self) -> dict[str, Fixture]:
+        return {f.id: f for f in self.fixtures}
+
+    def select(self, protocols: Iterable[str] | None = None, ids: Iterable[str] | None = None) -> list[Fixture]:
+        protocols = set(protocols or ())
+        ids = set(ids or ())
+        return [f for f in self.fixtures
+                if (not protocols or f.protocol in protocols) and (not ids or f.id in ids)]
+
+    def required_capabilities(self, fixture: Fixture) -> set[str]:
+        return {self.tags[t]["requires"] for t in fixture.tags if "requires" in self.tags.get(t, {})}
+
+    def cite(self, fixture_id: str) -> str:
+        return f"{fixture_id}@{self.version}"
+
+
+@lru_cache(maxsize=None)
+def _validators(schema_dir: str) -> tuple[jsonschema.Validator, jsonschema.Validator, dict[str, jsonschema.Validator]]:
+    root = Path(schema_dir)
+    documents = {name: json.loads((root / name).read_text(encoding="utf-8"))
+                 for name in ("fixture.schema.json", "result.schema.json", "chunks.schema.json")}
+    registry = Registry().with_resources((doc["$id"], Resource.from_contents(doc)) for doc in documents.values())
+    fixture = jsonschema.Draft202012Validator(documents["fixture.schema.json"], registry=registry)
+    result = jsonschema.Draft202012Validator(documents["result.schema.json"], registry=registry)
+    chunks = {p: jsonschema.Draft202012Validator({"$ref": f"{documents['chunks.schema.json']['$id']}#/$defs/{p}"},
+                                                 registry=registry) for p in PROTOCOLS}
+    return fixture, result, chunks
+
+
+def result_validator(corpus_root: Path = DEFAULT_CORPUS) -> jsonschema.Validator:
+    return _validators(str(corpus_root / "schema"))[1]
+
+
+def schema_problems(validator: jsonschema.Validator, document: Any, prefix: str = "") -> list[tuple[str, str]]:
+    """(JSON pointer, message) for every schema violation, most specific first."""
+    out = []
+    for error in sorted(validator.iter_errors(document), key=lambda e: list(map(str, e.absolute_path))):
+        best = jsonschema.exceptions.best_match([error])
+        pointer = prefix + "".join(f"/{p}" for p in best.absolute_path)
+        out.append((pointer or "/", _shorten(best.message)))
+    return out
+
+
+def load_corpus(root: Path | str = DEFAULT_CORPUS, check_reference: bool = True) -> Corpus:
+    root = Path(root)
+    problems: list[FixtureProblem] = []
+    version = _read_version(root, problems)
+    tags = _read_tags(root, problems)
+    corpus = Corpus(root, version, tags, problems=problems)
+    retired = _read_retired(root)
+    fixture_v, _, chunk_v = _validators(str(root / "schema"))
+    seen: dict[str, str] = {}
+    for path in sorted((root / "fixtures").rglob("*.json")):
+        rel = str(path.relative_to(root.parent)) if root.parent in path.parents else str(path)
+        fixture, found = _check_file(path, rel, fixture_v, chunk_v, tags, retired, seen, check_reference)
+        problems.extend(found)
+        if fixture is not None and not found:
+            corpus.fixtures.append(fixture)
+    _check_derivations(corpus)
+    return corpus
+
+
+def _check_file(path: Path, rel: str, fixture_v, chunk_v, tags, retired, seen, check_reference):
+    def problem(field_name: str, message: str, fid: str | None = None) -> FixtureProblem:
+        return FixtureProblem(rel, fid, field_name, message)
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        return None, [problem("/", f"not UTF-8: {exc}")]
+    except json.JSONDecodeError as exc:
+        return None, [problem("/", f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")]
+    fid = data.get("id") if isinstance(data, dict) and isinstance(data.get("id"), str) else None
+    found = [problem(pointer, message, fid) for pointer, message in schema_problems(fixture_v, data)]
+    if found:
+        return None, found
+    for position, tag in enumerate(data["tags"]):
+        if tag not in tags:
+            found.append(problem(f"/tags/{position}", f"unknown tag {tag!r} (vocabulary: corpus/tags.json)", fid))
+    if TITLE_WORDS_NOT_ALLOWED.search(data["title"]):
+        found.append(problem("/title", "state the behaviour as a fact; titles never say \"should\" or \"test that\"", fid))
+    if fid in retired:
+        found.append(problem("/id", f"{fid} is retired (corpus/RETIRED_IDS); ids are never reused", fid))
+    if fid in seen:
+        found.append(problem("/id", f"duplicate id, also used by {seen[fid]}", fid))
+    else:
+        seen[fid] = rel
+    if path.parent.name in PROTOCOLS and path.parent.name != data["protocol"]:
+        found.append(problem("/protocol", f"{data['protocol']!r} in the {path.parent.name}/ directory", fid))
+    for position, chunk in enumerate(data["chunks"]):
+        for pointer, message in schema_problems(chunk_v[data["protocol"]], chunk, f"/chunks/{position}"):
+            found.append(problem(pointer, f"not a {data['protocol']} chunk: {message}", fid))
+    if data["protocol"] == "openai-responses":
+        found.extend(problem(p, m, fid) for p, m in _sequence_problems(data["chunks"]))
+    if data.get("stream_end") == "eof" and data["protocol"] != "openai-chat":
+        found.append(problem("/stream_end", "`eof` only means something for openai-chat", fid))
+    fixture = Fixture.from_json(data, rel)
+    found.extend(problem(p, m, fid) for p, m in _expectation_problems(fixture))
+    if check_reference and not found:
+        found.extend(problem(p, m, fid) for p, m in reference_problems(fixture))
+    return fixture, found
+
+
+def _sequence_problems(chunks: list[Any]) -> list[tuple[str, str]]:
+    out = []
+    previous = None
+    for position, chunk in enumerate(chunks):
+        number = chunk.get("sequence_number")
+        if previous is not None and number <= previous:
+            out.append((f"/chunks/{position}/sequence_number", f"{number} does not increase after {previous}"))
+        previous = number
+    return out
+
+
+def _expectation_problems(fixture: Fixture) -> list[tuple[str, str]]:
+    """A forbidden outcome must not describe the expected result or an acceptable one."""
+    out = []
+    outcomes = [("/expected", fixture.expected)] + [
+        (f"/implementation_defined/acceptable/{i}/result", a["result"]) for i, a in enumerate(fixture.acceptable)]
+    for i, rule in enumerate(fixture.forbidden):
+        for where, outcome in outcomes:
+            if forbidden_matches(rule, outcome):
+                out.append((f"/implementation_defined/forbidden/{i}", f"matches {where}: a forbidden outcome cannot also be acceptable"))
+    if fixture.implementation_defined and not (fixture.acceptable or fixture.raise_acceptable or fixture.forbidden):
+        out.append(("/implementation_defined", "lists no acceptable alternative, raise_acceptable or forbidden outcome"))
+    return out
+
+
+def forbidden_matches(rule: dict[str, Any], result: dict[str, Any]) -> bool:
+    return all(
+        (value := resolve_pointer(result, pointer)) is not MISSING and json_equal(value, want)
+        for pointer, want in rule["match"].items()
+    )
+
+
+def reference_problems(fixture: Fixture) -> list[tuple[str, str]]:
+    """The reference must reproduce `expected` exactly; anything else is a bug in one of them."""
+    try:
+        outcome = assemble(fixture.protocol, fixture.chunks)
+    except AssemblyError as exc:
+        return [(f"/chunks/{exc.chunk_index}", f"the reference cannot assemble this chunk: {exc.message}")]
+    produced = {k: v for k, v in outcome.result.items() if k != "events"}
+    if json_equal(produced, fixture.expected):
+        return []
+    divergences = compare(fixture.expected, produced)
+    if not divergences:  # equal under the comparison's tolerances, yet not byte-identical
+        from harness.compare import full_diff
+        return [("/expected", "the reference's result differs in bytes the comparison tolerates; the fixture must hold "
+                 "exactly what the reference produces:\n" + full_diff(fixture.expected, produced))]
+    return [(f"/expected{d.pointer}", f"the reference disagrees: {d.describe().split(': ', 1)[1]}") for d in divergences]
+
+
+def _check_derivations(corpus: Corpus) -> None:
+    ids = corpus.by_id()
+    for fixture in list(corpus.fixtures):
+        parent = fixture.provenance.get("derived_from")
+        if parent is not None and parent not in ids:
+            corpus.problems.append(FixtureProblem(fixture.path, fixture.id, "/provenance/derived_from",
+                                                  f"{parent} is not a fixture in this corpus"))
+            corpus.fixtures.remove(fixture)
+
+
+def _read_version(root: Path, problems: list[FixtureProblem]) -> str:
+    try:
+        version = (root / "VERSION").read_text(encoding="utf-8").strip()
+    except OSError as exc:
+        problems.append(FixtureProblem(str(root / "VERSION"), None, "/", f"unreadable: {exc}"))
+        return "unknown"
+    if not re.fullmatch(r"\d+\.\d+\.\d+", version):
+        problems.append(FixtureProblem(str(root / "VERSION"), None, "/", f"{version!r} is not MAJOR.MINOR.PATCH"))
+    return version
+
+
+def _read_tags(root: Path, problems: list[FixtureProblem]) -> dict[str, dict[str, Any]]:
+    try:
+        data = json.loads((root / "tags.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        problems.append(FixtureProblem(str(root / "tags.json"), None, "/", f"unreadable tag vocabulary: {exc}"))
+        return {}
+    return {k: v for k, v in data.items() if not k.startswith("$")}
+
+
+def _read_retired(root: Path) -> set[str]:
+    path = root / "RETIRED_IDS"
+    if not path.exists():
+        return set()
+    return {line.split("#")[0].strip() for line in path.read_text(encoding="utf-8").splitlines()} - {""}
+
+
+def _shorten(message: str, limit: int = 200) -> str:
+    return message if len(message) <= limit else message[: limit - 1] + "…"

@@ -1,0 +1,58 @@
+"""Everything that can go wrong in a deltacheck run, in the order it can go wrong.
+
+    load the corpus ........ FixtureProblem   a fixture file is unreadable, breaks the schema, or
+                                              fails a lint rule; it names file, fixture id, field
+    assemble (reference) ... AssemblyError    a stream the reference cannot assemble; names the
+                                              chunk by its 0-based index
+    find the adapter ....... UnknownAdapter   no adapter is registered under that name
+    run one fixture ........ (no exception)   an implementation that raises, hangs or returns
+                                              garbage becomes a verdict (error, timeout), never
+                                              an exception that stops the run
+    read results ........... InvalidResults   a results file that is not what `run` writes
+
+Every exception carries the data a maintainer needs and renders a one-line message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class FixtureProblem:
+    """One thing wrong with one fixture file: a lint line, and the reason `run` skips it."""
+
+    path: str
+    fixture_id: str | None
+    field: str
+    message: str
+    bug_in_fixture: bool = True
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.fixture_id or '<no id>'}: {self.field}: {self.message}"
+
+
+class AssemblyError(Exception):
+    """The reference assembler met a stream it will not guess about."""
+
+    def __init__(self, chunk_index: int, message: str) -> None:
+        super().__init__(f"chunk {chunk_index}: {message}")
+        self.chunk_index = chunk_index
+        self.message = message
+
+
+class UnknownAdapter(LookupError):
+    """No adapter is registered under the requested name."""
+
+    def __init__(self, name: str, known: list[str]) -> None:
+        super().__init__(f"unknown adapter {name!r}; known adapters: {', '.join(sorted(known)) or 'none'}")
+        self.name = name
+
+
+class InvalidResults(ValueError):
+    """A results file that `deltacheck report` cannot read."""
+
+    def __init__(self, path: str, line: int, message: str) -> None:
+        super().__init__(f"{path}:{line}: {message}")
+        self.path = path
+        self.line = line

@@ -1,0 +1,73 @@
+"""The fixture model: what a fixture is, and the slice of it an adapter is allowed to see."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from harness.sse import render_sse
+
+
+@dataclass(frozen=True)
+class AssemblyRequest:
+    """What an adapter receives: the stream and nothing else (never the expected result)."""
+
+    fixture_id: str
+    protocol: str
+    chunks: tuple[Any, ...]
+    stream_end: str = "terminator"
+
+    @cached_property
+    def sse(self) -> bytes:
+        """The stream as SSE bytes, exactly as the loopback server and respx replay serve it."""
+        return render_sse(self.protocol, self.chunks, self.stream_end)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"fixture": self.fixture_id, "protocol": self.protocol, "chunks": list(self.chunks),
+                "stream_end": self.stream_end}
+
+
+@dataclass(frozen=True)
+class Fixture:
+    id: str
+    title: str
+    protocol: str
+    tags: tuple[str, ...]
+    provenance: dict[str, Any]
+    chunks: tuple[Any, ...]
+    expected: dict[str, Any]
+    path: str
+    stream_end: str = "terminator"
+    implementation_defined: dict[str, Any] | None = None
+    comment: str | None = None
+    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any], path: str) -> "Fixture":
+        return cls(
+            id=data["id"], title=data["title"], protocol=data["protocol"], tags=tuple(data["tags"]),
+            provenance=data["provenance"], chunks=tuple(data["chunks"]), expected=data["expected"], path=path,
+            stream_end=data.get("stream_end", "terminator"),
+            implementation_defined=data.get("implementation_defined"), comment=data.get("comment"), raw=data,
+        )
+
+    def request(self) -> AssemblyRequest:
+        """The fixture with its expectations stripped: all an adapter may know."""
+        return AssemblyRequest(self.id, self.protocol, self.chunks, self.stream_end)
+
+    @property
+    def acceptable(self) -> list[dict[str, Any]]:
+        return list((self.implementation_defined or {}).get("acceptable", []))
+
+    @property
+    def forbidden(self) -> list[dict[str, Any]]:
+        return list((self.implementation_defined or {}).get("forbidden", []))
+
+    @property
+    def raise_acceptable(self) -> str | None:
+        return (self.implementation_defined or {}).get("raise_acceptable")
+
+    @property
+    def reports(self) -> list[str]:
+        return list(self.provenance.get("reports", []))

@@ -1,0 +1,229 @@
+"""Reference assembler for OpenAI Chat Completions chunks (CONTRACT.md 3.3, openai-chat rules)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.errors import AssemblyError
+from harness.reference._parts import (
+    ReferenceOutcome,
+    is_complete_json,
+    json_text,
+    reasoning_part,
+    refusal_part,
+    text_part,
+    tool_call_part,
+)
+
+REASONING_FIELDS = ("reasoning_content", "reasoning")
+
+
+@dataclass
+class _Call:
+    slot: int | None  # tool_calls[].index; None for index-less entries and legacy function_call
+    first_seen: int
+    id: str | None = None
+    name: str | None = None
+    arguments: str = ""
+    last_chunk: int = 0
+    done_emitted: bool = False
+
+
+@dataclass
+class _Choice:
+    index: int
+    reasoning: list[str] = field(default_factory=list)
+    text: list[str] = field(default_factory=list)
+    refusal: list[str] = field(default_factory=list)
+    calls: list[_Call] = field(default_factory=list)
+    current: dict[int, _Call] = field(default_factory=dict)  # slot index -> the call it now names
+    legacy: _Call | None = None
+    finish_reason: str | None = None
+
+
+class ChatAssembler:
+    def __init__(self) -> None:
+        self.choices: dict[int, _Choice] = {}
+        self.usage: dict[str, Any] | None = None
+        self.error: dict[str, Any] | None = None
+        self.events: list[dict[str, Any]] = []
+        self.chunks_seen = 0
+
+    def feed(self, n: int, chunk: Any) -> None:
+        self.chunks_seen = n + 1
+        if self.error is not None:
+            return  # an error chunk ends the stream; anything after it is not part of the message
+        if not isinstance(chunk, dict):
+            raise AssemblyError(n, f"chunk is {type(chunk).__name__}, not a JSON object")
+        if chunk.get("error"):
+            self.error = _error_of(n, chunk["error"])
+            return
+        if chunk.get("object") == "error":  # vLLM's flat error shape
+            self.error = {"type": chunk.get("type"), "message": _message_of(n, chunk)}
+            return
+        choices = chunk.get("choices", [])
+        if not isinstance(choices, list):
+            raise AssemblyError(n, "`choices` is not an array")
+        for choice in choices:
+            self._feed_choice(n, choice)
+        if chunk.get("usage") is not None:
+            if not isinstance(chunk["usage"], dict):
+                raise AssemblyError(n, "`usage` is not an object")
+            self.usage = chunk["usage"]
+
+    def _feed_choice(self, n: int, raw: Any) -> None:
+        if not isinstance(raw, dict):
+            raise AssemblyError(n, "a `choices` entry is not an object")
+        index = raw.get("index")
+        if not isinstance(index, int) or isinstance(index, bool) or index < 0:
+            raise AssemblyError(n, f"choice `index` is {index!r}, not a non-negative integer")
+        choice = self.choices.setdefault(index, _Choice(index))
+        delta = raw.get("delta") or {}
+        if not isinstance(delta, dict):
+            raise AssemblyError(n, f"choices[{index}].delta is not an object")
+        _append_text(n, delta, "content", choice.text)
+        _append_text(n, delta, "refusal", choice.refusal)
+        for name in REASONING_FIELDS:
+            _append_text(n, delta, name, choice.reasoning)
+        tool_calls = delta.get("tool_calls")
+        if tool_calls is not None:
+            if not isinstance(tool_calls, list):
+                raise AssemblyError(n, f"choices[{index}].delta.tool_calls is not an array")
+            for entry in tool_calls:
+                self._feed_tool_call(n, choice, entry)
+        if delta.get("function_call") is not None:
+            self._feed_legacy_function_call(n, choice, delta["function_call"])
+        if raw.get("finish_reason") is not None and choice.finish_reason is None:
+            choice.finish_reason = raw["finish_reason"]
+            self._complete_calls(choice, after_chunk=n)
+
+    def _feed_tool_call(self, n: int, choice: _Choice, entry: Any) -> None:
+        if not isinstance(entry, dict):
+            raise AssemblyError(n, "a tool_calls entry is not an object")
+        slot = entry.get("index")
+        function = entry.get("function") or {}
+        if not isinstance(function, dict):
+            raise AssemblyError(n, "tool_calls[].function is not an object")
+        new_id = _nonempty(entry.get("id"))
+        new_name = _nonempty(function.get("name"))
+        if slot is None:
+            call = self._open_call(choice, None, n)  # rule 5: an index-less entry is a whole call
+        else:
+            if not isinstance(slot, int) or isinstance(slot, bool) or slot < 0:
+                raise AssemblyError(n, f"tool_calls[].index is {slot!r}, not a non-negative integer")
+            call = choice.current.get(slot)
+            if call is None:
+                call = self._open_call(choice, slot, n)
+            elif new_id is not None and call.id is not None and new_id != call.id:
+                call = self._open_call(choice, slot, n)  # rule 4: a new id at a reused index
+            elif new_id is None and new_name is not None and call.arguments and is_complete_json(call.arguments):
+                call = self._open_call(choice, slot, n)  # rule 4: a new name after complete arguments
+        if new_id is not None and call.id is None:
+            call.id = new_id
+        if new_name is not None:
+            call.name = _merge_name(n, call, new_name)
+        _append_arguments(n, call, function.get("arguments"))
+
+    def _feed_legacy_function_call(self, n: int, choice: _Choice, fragment: Any) -> None:
+        if not isinstance(fragment, dict):
+            raise AssemblyError(n, "delta.function_call is not an object")
+        if choice.legacy is None:
+            choice.legacy = self._open_call(choice, None, n)
+        name = _nonempty(fragment.get("name"))
+        if name is not None:
+            choice.legacy.name = _merge_name(n, choice.legacy, name)
+        _append_arguments(n, choice.legacy, fragment.get("arguments"))
+
+    @staticmethod
+    def _open_call(choice: _Choice, slot: int | None, n: int) -> _Call:
+        call = _Call(slot=slot, first_seen=len(choice.calls), last_chunk=n)
+        choice.calls.append(call)
+        if slot is not None:
+            choice.current[slot] = call
+        return call
+
+    def _complete_calls(self, choice: _Choice, after_chunk: int) -> None:
+        # Chat has no per-call end marker: fragments of any call may come until the choice finishes.
+        for call in _ordered_calls(choice):
+            if not call.done_emitted:
+                call.done_emitted = True
+                self.events.append(
+                    {"type": "tool_call_done", "choice": choice.index, "id": call.id, "name": call.name,
+                     "arguments": call.arguments, "after_chunk": after_chunk}
+                )
+
+    def finish(self) -> ReferenceOutcome:
+        last = max(self.chunks_seen - 1, 0)
+        choices = []
+        last_fragment: dict[tuple[int, int], int] = {}
+        for index in sorted(self.choices):
+            choice = self.choices[index]
+            self._complete_calls(choice, after_chunk=last)
+            parts: list[dict[str, Any]] = []
+            if "".join(choice.reasoning):
+                parts.append(reasoning_part("".join(choice.reasoning)))
+            if "".join(choice.text):
+                parts.append(text_part("".join(choice.text)))
+            if "".join(choice.refusal):
+                parts.append(refusal_part("".join(choice.refusal)))
+            for call in _ordered_calls(choice):
+                last_fragment[(index, len(parts))] = call.last_chunk
+                parts.append(tool_call_part("function", call.id, None, call.name, call.arguments))
+            choices.append({"index": index, "parts": parts, "finish_reason": choice.finish_reason, "finish_detail": None})
+        result = {"choices": choices, "usage": self.usage, "error": self.error, "events": self.events}
+        return ReferenceOutcome(result, last_fragment)
+
+
+def _ordered_calls(choice: _Choice) -> list[_Call]:
+    return sorted(choice.calls, key=lambda c: (math.inf if c.slot is None else c.slot, c.first_seen))
+
+
+def _append_text(n: int, delta: dict[str, Any], name: str, into: list[str]) -> None:
+    value = delta.get(name)
+    if value is None:
+        return
+    if not isinstance(value, str):
+        raise AssemblyError(n, f"delta.{name} is {type(value).__name__}, not a string")
+    into.append(value)
+
+
+def _append_arguments(n: int, call: _Call, value: Any) -> None:
+    if value is None:
+        return
+    call.last_chunk = n
+    if isinstance(value, str):
+        call.arguments += value
+    elif isinstance(value, (dict, list)) and not call.arguments:
+        call.arguments = json_text(value)  # rule 6: arguments sent as a JSON value
+    else:
+        raise AssemblyError(n, f"function.arguments is {type(value).__name__} after text fragments")
+
+
+def _merge_name(n: int, call: _Call, name: str) -> str:
+    call.last_chunk = n
+    if call.name is None or call.name == name:
+        return name
+    if not call.arguments:
+        return call.name + name  # rule 3: a name split across chunks
+    raise AssemblyError(n, f"tool call name changes from {call.name!r} to {name!r} after its arguments began")
+
+
+def _nonempty(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _message_of(n: int, obj: dict[str, Any]) -> str:
+    message = obj.get("message")
+    if not isinstance(message, str):
+        raise AssemblyError(n, "error object has no string `message`")
+    return message
+
+
+def _error_of(n: int, error: Any) -> dict[str, Any]:
+    if isinstance(error, str):
+        return {"type": None, "message": error}
+    if not isinstance(error, dict):
+        raise AssemblyError(n, "`error` is neither an object nor a string")
+    return {"type": error.get("type") or error.get("code"), "message": _message_of(n, error)}

@@ -1,0 +1,139 @@
+"""Run fixtures through an adapter, one at a time, isolating whatever the implementation does."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import signal
+import threading
+import time
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Iterator
+
+from harness.adapter import Adapter
+from harness.corpus import Corpus, result_validator
+from harness.errors import AssemblyError
+from harness.model import AssemblyRequest, Fixture
+from harness.reference import assemble
+from harness.verdict import Crashed, Outcome, Raised, Returned, TimedOut, Verdict, judge
+
+DEFAULT_TIMEOUT = 10.0
+
+
+class _Deadline(BaseException):
+    """Raised inside a hanging adapter by the timer; a BaseException so `except Exception` can't eat it."""
+
+
+def call_adapter(adapter: Adapter, request: AssemblyRequest, timeout: float) -> Outcome:
+    """Run one request; never raises (except KeyboardInterrupt)."""
+    def work() -> Any:
+        value = adapter.assemble(request)
+        if inspect.isawaitable(value):
+            value = asyncio.run(_awaited(value))
+        return value
+
+    try:
+        if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+            return Returned(_with_alarm(work, timeout))
+        return Returned(_with_thread(work, timeout))
+    except (_Deadline, FutureTimeout):
+        return TimedOut(timeout)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # the implementation's failure is a verdict, not our crash
+        return Raised(f"{type(exc).__name__}: {exc}", traceback.format_exc(limit=-8))
+
+
+async def _awaited(awaitable: Any) -> Any:
+    return await awaitable
+
+
+def _with_alarm(work: Callable[[], Any], timeout: float) -> Any:
+    def expire(signum, frame):
+        raise _Deadline()
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        return work()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _with_thread(work: Callable[[], Any], timeout: float) -> Any:
+    # Off the main thread there is no signal to interrupt with; a hung worker is abandoned.
+    pool = ThreadPoolExecutor(max_workers=1)
+    try:
+        return pool.submit(work).result(timeout=timeout)
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+@dataclass
+class RunRecord:
+    """One line of a results file: the verdict plus where it came from."""
+
+    adapter: str
+    verdict: Verdict
+    duration_ms: float
+    title: str = ""
+    path: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "result", "fixture": self.verdict.fixture, "adapter": self.adapter, "title": self.title,
+                "path": self.path, "duration_ms": round(self.duration_ms, 3), **self.verdict.to_json()}
+
+
+def reference_for(fixture: Fixture):
+    try:
+        return assemble(fixture.protocol, fixture.chunks)
+    except AssemblyError:
+        return None
+
+
+def run_fixtures(adapter: Adapter, corpus: Corpus, fixtures: Iterable[Fixture],
+                 timeout: float = DEFAULT_TIMEOUT) -> Iterator[RunRecord]:
+    """Yield one record per fixture, in order; skips and n/a are records too, never silent."""
+    validator = result_validator(corpus.root)
+    capabilities = frozenset(adapter.capabilities)
+    for fixture in fixtures:
+        base = dict(adapter=adapter.name, title=fixture.title, path=fixture.path)
+        if fixture.protocol not in adapter.protocols:
+            verdict = Verdict(fixture.id, fixture.protocol, "skip", f"{adapter.name} does not speak {fixture.protocol}")
+            yield RunRecord(verdict=verdict, duration_ms=0.0, **base)
+            continue
+        missing = sorted(corpus.required_capabilities(fixture) - capabilities)
+        if missing:
+            verdict = Verdict(fixture.id, fixture.protocol, "n/a",
+                              f"{adapter.name} cannot express {', '.join(missing)}", na=missing)
+            yield RunRecord(verdict=verdict, duration_ms=0.0, **base)
+            continue
+        started = time.perf_counter()
+        outcome = call_adapter(adapter, fixture.request(), timeout)
+        elapsed = (time.perf_counter() - started) * 1000
+        reference = reference_for(fixture) if "events" in capabilities else None
+        yield RunRecord(verdict=judge(fixture, outcome, capabilities, validator, reference), duration_ms=elapsed, **base)
+
+
+def problem_records(adapter_name: str, corpus: Corpus, protocols: set[str], ids: set[str]) -> Iterator[dict[str, Any]]:
+    """Skip records for fixture files the corpus could not load, with the lint message."""
+    by_file: dict[str, list] = {}
+    for problem in corpus.problems:
+        by_file.setdefault(problem.path, []).append(problem)
+    for path, problems in by_file.items():
+        fixture_id = problems[0].fixture_id
+        if ids and fixture_id not in ids:
+            continue
+        protocol = next((p for p in ("openai-chat", "openai-responses", "anthropic-messages") if f"/{p}/" in path), None)
+        if protocols and protocol not in protocols:
+            continue
+        yield {"kind": "result", "fixture": fixture_id, "adapter": adapter_name, "path": path, "protocol": protocol,
+               "verdict": "skip", "bug_in_fixture": True,
+               "message": "BUG IN FIXTURE: " + "; ".join(f"{p.field}: {p.message}" for p in problems)}
+
+
+__all__ = ["DEFAULT_TIMEOUT", "Crashed", "RunRecord", "call_adapter", "problem_records", "run_fixtures"]

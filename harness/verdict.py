@@ -1,0 +1,237 @@
+"""Turn what an implementation did with one fixture into a verdict (CONTRACT.md sections 4 and 5)."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.compare import AXES, Divergence, arguments_bytes_equal, arguments_equal, compare, full_diff
+from harness.corpus import forbidden_matches, schema_problems
+from harness.model import Fixture
+from harness.reference import ReferenceOutcome
+
+VERDICTS = ("pass", "fail", "error", "crash", "timeout", "n/a", "skip")
+PASSING = {"pass"}
+UNSCORED = {"n/a", "skip"}
+
+
+# -- what happened when the implementation ran ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Returned:
+    result: Any
+
+
+@dataclass(frozen=True)
+class Raised:
+    message: str
+    traceback: str = ""
+
+
+@dataclass(frozen=True)
+class TimedOut:
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Crashed:
+    message: str
+
+
+Outcome = Returned | Raised | TimedOut | Crashed
+
+
+@dataclass
+class Verdict:
+    fixture: str
+    protocol: str
+    verdict: str
+    message: str = ""
+    first_divergence: str | None = None
+    divergences: list[dict[str, Any]] = field(default_factory=list)
+    diff: str = ""
+    axes: dict[str, bool] = field(default_factory=dict)
+    matched: str | None = None
+    forbidden: list[str] = field(default_factory=list)
+    na: list[str] = field(default_factory=list)
+    arguments_bytes_equal: bool | None = None
+    observed: Any = None
+
+    def to_json(self) -> dict[str, Any]:
+        out = {k: v for k, v in self.__dict__.items() if v not in (None, "", [], {})}
+        out["verdict"] = self.verdict
+        return out
+
+
+# -- capabilities --------------------------------------------------------------------------------
+
+
+def strip_unsupported(result: dict[str, Any], capabilities: frozenset[str]) -> tuple[dict[str, Any], list[str]]:
+    """Remove what an adapter cannot express, from a copy; say what was removed (the n/a fields)."""
+    result = copy.deepcopy(result)
+    removed: list[str] = []
+
+    def drop_parts(label: str, predicate) -> None:
+        for choice in result.get("choices", []):
+            kept = [p for p in choice.get("parts", []) if not predicate(p)]
+            if len(kept) != len(choice.get("parts", [])):
+                choice["parts"] = kept
+                removed.append(label)
+
+    def drop_field(label: str, part_type: str, key: str) -> None:
+        for choice in result.get("choices", []):
+            for part in choice.get("parts", []):
+                if isinstance(part, dict) and part.get("type") == part_type and key in part:
+                    del part[key]
+                    removed.append(label)
+
+    if "usage" not in capabilities and "usage" in result:
+        del result["usage"]; removed.append("usage")
+    if "error" not in capabilities and "error" in result:
+        del result["error"]; removed.append("error")
+    if "finish_reason" not in capabilities:
+        for choice in result.get("choices", []):
+            choice.pop("finish_reason", None); choice.pop("finish_detail", None)
+        removed.append("finish_reason")
+    if "refusal" not in capabilities:
+        drop_parts("refusal", lambda p: isinstance(p, dict) and p.get("type") == "refusal")
+    if "reasoning" not in capabilities:
+        drop_parts("reasoning", lambda p: isinstance(p, dict) and p.get("type") in ("reasoning", "redacted_reasoning"))
+    if "server_tools" not in capabilities:
+        drop_parts("server_tools", lambda p: isinstance(p, dict) and (
+            p.get("type") == "server_tool_result" or (p.get("type") == "tool_call" and p.get("kind") == "server")))
+    if "custom_tools" not in capabilities:
+        drop_parts("custom_tools", lambda p: isinstance(p, dict) and p.get("type") == "tool_call" and p.get("kind") == "custom")
+    if "reasoning_signature" not in capabilities:
+        drop_field("reasoning_signature", "reasoning", "signature")
+    if "annotations" not in capabilities:
+        drop_field("annotations", "text", "annotations")
+    if "item_id" not in capabilities:
+        drop_field("item_id", "tool_call", "item_id")
+    if "multiple_choices" not in capabilities:
+        result["choices"] = [c for c in result.get("choices", []) if c.get("index") == 0]
+    result.pop("events", None)
+    return result, sorted(set(removed))
+
+
+def exercised_axes(expected: dict[str, Any], capabilities: frozenset[str]) -> list[str]:
+    parts = [p for c in expected.get("choices", []) for p in c.get("parts", [])]
+    axes = []
+    if any(p["type"] != "tool_call" for p in parts) or not parts:
+        axes.append("content")
+    if any(p["type"] == "tool_call" for p in parts):
+        axes += ["identity", "arguments"]
+    if any(len(c.get("parts", [])) > 1 for c in expected.get("choices", [])) or len(expected.get("choices", [])) > 1:
+        axes.append("ordering")
+    if capabilities & {"finish_reason", "usage", "error"}:
+        axes.append("finish")
+    if "events" in capabilities and any(p["type"] == "tool_call" for p in parts):
+        axes.append("events")
+    return axes
+
+
+# -- judging -------------------------------------------------------------------------------------
+
+
+def judge(fixture: Fixture, outcome: Outcome, capabilities: frozenset[str], result_validator,
+          reference: ReferenceOutcome | None = None) -> Verdict:
+    verdict = Verdict(fixture.id, fixture.protocol, "error")
+    # An implementation that produced nothing judgeable fails every axis it would have been scored on.
+    verdict.axes = {axis: False for axis in exercised_axes(fixture.expected, capabilities)}
+    if isinstance(outcome, TimedOut):
+        verdict.verdict, verdict.message = "timeout", f"no result within {outcome.seconds:g} s"
+        return verdict
+    if isinstance(outcome, Crashed):
+        verdict.verdict, verdict.message = "crash", outcome.message
+        return verdict
+    if isinstance(outcome, Raised):
+        if fixture.raise_acceptable:
+            verdict.verdict = "pass"
+            verdict.axes = {axis: True for axis in verdict.axes}
+            verdict.matched = "raise_acceptable"
+            verdict.message = f"raised, which this fixture accepts ({fixture.raise_acceptable}): {outcome.message}"
+        else:
+            verdict.message = f"raised: {outcome.message}"
+            verdict.diff = outcome.traceback
+        return verdict
+
+    observed = outcome.result
+    verdict.observed = observed
+    problems = schema_problems(result_validator, observed) if isinstance(observed, dict) else [("/", "not a JSON object")]
+    if problems:
+        verdict.message = "returned something that is not a canonical result: " + "; ".join(
+            f"{pointer}: {message}" for pointer, message in problems[:5])
+        return verdict
+
+    seen, verdict.na = strip_unsupported(observed, capabilities)
+    candidates = [("expected", fixture.expected)] + [
+        (f"acceptable/{i}: {a['description']}", a["result"]) for i, a in enumerate(fixture.acceptable)]
+    event_divergences = _judge_events(fixture, observed, capabilities, reference)
+    best: tuple[str, dict[str, Any], list[Divergence]] | None = None
+    for label, candidate in candidates:
+        want, _ = strip_unsupported(candidate, capabilities)
+        divergences = compare(want, seen) + event_divergences
+        if best is None or len(divergences) < len(best[2]):
+            best = (label, want, divergences)
+        if not divergences:
+            break
+    label, want, divergences = best
+    verdict.axes = {axis: not any(d.axis == axis for d in divergences) for axis in exercised_axes(fixture.expected, capabilities)}
+    verdict.arguments_bytes_equal = arguments_bytes_equal(want, seen)
+    if not divergences:
+        verdict.verdict, verdict.matched = "pass", label
+        return verdict
+    verdict.verdict = "fail"
+    verdict.divergences = [d.to_json() for d in divergences]
+    verdict.first_divergence = divergences[0].describe()
+    verdict.forbidden = [rule["description"] for rule in fixture.forbidden if forbidden_matches(rule, observed)]
+    verdict.message = verdict.first_divergence
+    if verdict.forbidden:
+        verdict.message += f" (forbidden: {'; '.join(verdict.forbidden)})"
+    verdict.diff = full_diff(want, seen)
+    return verdict
+
+
+def _judge_events(fixture: Fixture, observed: dict[str, Any], capabilities: frozenset[str],
+                  reference: ReferenceOutcome | None) -> list[Divergence]:
+    """CONTRACT.md 3.4: each call completes once, fully, with its own identity, after its last fragment."""
+    if "events" not in capabilities or reference is None:
+        return []
+    calls = [(c["index"], position, p) for c in fixture.expected["choices"]
+             for position, p in enumerate(c["parts"]) if p["type"] == "tool_call"]
+    events = observed.get("events")
+    if events is None:
+        return [Divergence("/events", "events", "events", None, "the adapter declares `events` but returned none")] if calls else []
+    out: list[Divergence] = []
+    unclaimed = list(range(len(events)))
+    for choice, position, call in calls:
+        label = f"tool call {call['id']!r} ({call['name']})"
+        mine = [i for i in unclaimed if events[i]["choice"] == choice and events[i]["id"] == call["id"]
+                and events[i]["name"] == call["name"]]
+        pointer = f"/choices/{choice}/parts/{position}"
+        if not mine:
+            out.append(Divergence(pointer, "events", call, None, f"{label} never completed"))
+            continue
+        first = mine[0]
+        unclaimed.remove(first)
+        extra = [i for i in mine[1:] if not any(c is not call and events[i]["id"] == c["id"] and events[i]["name"] == c["name"]
+                                                 for _, _, c in calls)]
+        for i in extra:
+            unclaimed.remove(i)
+        if extra:
+            out.append(Divergence(pointer, "events", 1, 1 + len(extra), f"{label} completed {1 + len(extra)} times"))
+        event = events[first]
+        if not arguments_equal(call["arguments"], event["arguments"]):
+            out.append(Divergence(pointer, "events", call["arguments"], event["arguments"],
+                                  f"{label} completed with arguments {event['arguments']!r}, expected {call['arguments']!r}"))
+        last = reference.last_fragment.get((choice, position))
+        if event["after_chunk"] is not None and last is not None and event["after_chunk"] < last:
+            out.append(Divergence(pointer, "events", last, event["after_chunk"],
+                                  f"{label} completed after chunk {event['after_chunk']}, before its last fragment in chunk {last}"))
+    for i in unclaimed:
+        event = events[i]
+        out.append(Divergence(f"/events/{i}", "events", None, event,
+                              f"completion event for a call that does not exist: id {event['id']!r}, name {event['name']!r}"))
+    return out
