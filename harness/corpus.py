@@ -71,7 +71,9 @@ def schema_problems(validator: jsonschema.Validator, document: Any, prefix: str 
     """(JSON pointer, message) for every schema violation, most specific first."""
     out = []
     for error in sorted(validator.iter_errors(document), key=lambda e: list(map(str, e.absolute_path))):
-        best = jsonschema.exceptions.best_match([error])
+        best = error
+        while best.validator in ("anyOf", "oneOf") and best.context:  # say which branch came closest
+            best = jsonschema.exceptions.best_match(best.context)
         pointer = prefix + "".join(f"/{p}" for p in best.absolute_path)
         out.append((pointer or "/", _shorten(best.message)))
     return out

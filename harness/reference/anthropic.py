@@ -38,8 +38,10 @@ class AnthropicAssembler:
         self.stop_sequence: str | None = None
         self.error: dict[str, Any] | None = None
         self.events: list[dict[str, Any]] = []
+        self.chunks_seen = 0
 
     def feed(self, n: int, event: Any) -> None:
+        self.chunks_seen = n + 1
         if self.error is not None:
             return  # an error event ends the stream
         if not isinstance(event, dict):
@@ -118,7 +120,11 @@ class AnthropicAssembler:
             block.text += value
 
     def _block_stop(self, n: int, event: dict[str, Any]) -> None:
-        block = self._block_at(n, event)
+        self._complete(n, self._block_at(n, event))
+
+    def _complete(self, n: int, block: _Block) -> None:
+        if block.stopped:
+            return
         block.stopped = True
         if block.type in TOOL_KINDS:
             self.events.append(
@@ -142,6 +148,8 @@ class AnthropicAssembler:
             self.usage = merged
 
     def finish(self) -> ReferenceOutcome:
+        for index in sorted(self.blocks):  # a block the stream never stopped (cut off) ends with the stream
+            self._complete(max(self.chunks_seen - 1, 0), self.blocks[index])
         parts: list[dict[str, Any]] = []
         last_fragment: dict[tuple[int, int], int] = {}
         for index in sorted(self.blocks):

@@ -38,7 +38,7 @@ class _Choice:
     text: list[str] = field(default_factory=list)
     refusal: list[str] = field(default_factory=list)
     calls: list[_Call] = field(default_factory=list)
-    current: dict[int, _Call] = field(default_factory=dict)  # slot index -> the call it now names
+    current: dict[int, _Call] = field(default_factory=dict)  # slot index (-1: no index) -> the call it now names
     legacy: _Call | None = None
     finish_reason: str | None = None
 
@@ -85,8 +85,7 @@ class ChatAssembler:
             raise AssemblyError(n, f"choices[{index}].delta is not an object")
         _append_text(n, delta, "content", choice.text)
         _append_text(n, delta, "refusal", choice.refusal)
-        for name in REASONING_FIELDS:
-            _append_text(n, delta, name, choice.reasoning)
+        _append_reasoning(n, delta, choice.reasoning)
         tool_calls = delta.get("tool_calls")
         if tool_calls is not None:
             if not isinstance(tool_calls, list):
@@ -108,18 +107,14 @@ class ChatAssembler:
             raise AssemblyError(n, "tool_calls[].function is not an object")
         new_id = _nonempty(entry.get("id"))
         new_name = _nonempty(function.get("name"))
-        if slot is None:
-            call = self._open_call(choice, None, n)  # rule 5: an index-less entry is a whole call
-        else:
-            if not isinstance(slot, int) or isinstance(slot, bool) or slot < 0:
-                raise AssemblyError(n, f"tool_calls[].index is {slot!r}, not a non-negative integer")
-            call = choice.current.get(slot)
-            if call is None:
-                call = self._open_call(choice, slot, n)
-            elif new_id is not None and call.id is not None and new_id != call.id:
-                call = self._open_call(choice, slot, n)  # rule 4: a new id at a reused index
-            elif new_id is None and new_name is not None and call.arguments and is_complete_json(call.arguments):
-                call = self._open_call(choice, slot, n)  # rule 4: a new name after complete arguments
+        if slot is not None and (not isinstance(slot, int) or isinstance(slot, bool) or slot < 0):
+            raise AssemblyError(n, f"tool_calls[].index is {slot!r}, not a non-negative integer")
+        key = -1 if slot is None else slot  # index-less entries share one "current call" of their own
+        call = choice.current.get(key)
+        if call is None:
+            call = self._open_call(choice, slot, key, n)
+        elif _complete(call) and (new_id is not None or new_name is not None or slot is None):
+            call = self._open_call(choice, slot, key, n)  # rules 4 and 5: a reused index, after a whole call
         if new_id is not None and call.id is None:
             call.id = new_id
         if new_name is not None:
@@ -130,18 +125,18 @@ class ChatAssembler:
         if not isinstance(fragment, dict):
             raise AssemblyError(n, "delta.function_call is not an object")
         if choice.legacy is None:
-            choice.legacy = self._open_call(choice, None, n)
+            choice.legacy = self._open_call(choice, None, None, n)
         name = _nonempty(fragment.get("name"))
         if name is not None:
             choice.legacy.name = _merge_name(n, choice.legacy, name)
         _append_arguments(n, choice.legacy, fragment.get("arguments"))
 
     @staticmethod
-    def _open_call(choice: _Choice, slot: int | None, n: int) -> _Call:
+    def _open_call(choice: _Choice, slot: int | None, key: int | None, n: int) -> _Call:
         call = _Call(slot=slot, first_seen=len(choice.calls), last_chunk=n)
         choice.calls.append(call)
-        if slot is not None:
-            choice.current[slot] = call
+        if key is not None:
+            choice.current[key] = call
         return call
 
     def _complete_calls(self, choice: _Choice, after_chunk: int) -> None:
@@ -176,6 +171,11 @@ class ChatAssembler:
         return ReferenceOutcome(result, last_fragment)
 
 
+def _complete(call: _Call) -> bool:
+    """A call whose arguments already form a whole JSON value can take no more fragments."""
+    return bool(call.arguments) and is_complete_json(call.arguments)
+
+
 def _ordered_calls(choice: _Choice) -> list[_Call]:
     return sorted(choice.calls, key=lambda c: (math.inf if c.slot is None else c.slot, c.first_seen))
 
@@ -187,6 +187,15 @@ def _append_text(n: int, delta: dict[str, Any], name: str, into: list[str]) -> N
     if not isinstance(value, str):
         raise AssemblyError(n, f"delta.{name} is {type(value).__name__}, not a string")
     into.append(value)
+
+
+def _append_reasoning(n: int, delta: dict[str, Any], into: list[str]) -> None:
+    """`reasoning_content` (DeepSeek, older vLLM) and `reasoning` (OpenRouter, newer vLLM) name one thing."""
+    present = [name for name in REASONING_FIELDS if delta.get(name) is not None]
+    if len(present) == 2 and delta["reasoning_content"] != delta["reasoning"]:
+        raise AssemblyError(n, "delta carries different `reasoning_content` and `reasoning` fragments")
+    if present:
+        _append_text(n, delta, present[0], into)
 
 
 def _append_arguments(n: int, call: _Call, value: Any) -> None:

@@ -39,8 +39,10 @@ class ResponsesAssembler:
         self.terminal: dict[str, Any] | None = None
         self.error: dict[str, Any] | None = None
         self.events: list[dict[str, Any]] = []
+        self.chunks_seen = 0
 
     def feed(self, n: int, event: Any) -> None:
+        self.chunks_seen = n + 1
         if not isinstance(event, dict):
             raise AssemblyError(n, f"event is {type(event).__name__}, not a JSON object")
         kind = event.get("type")
@@ -194,6 +196,8 @@ class ResponsesAssembler:
             self.error = {"type": kind or source.get("code"), "message": message}
 
     def finish(self) -> ReferenceOutcome:
+        for index in sorted(self.items):  # a call the stream never marked done ends with the stream
+            self._call_done(max(self.chunks_seen - 1, 0), self.items[index])
         parts: list[dict[str, Any]] = []
         last_fragment: dict[tuple[int, int], int] = {}
         for index in sorted(self.items):
