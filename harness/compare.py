@@ -87,7 +87,7 @@ def compare(expected: dict[str, Any], observed: dict[str, Any]) -> list[Divergen
             continue
         out.extend(_compare_parts(pointer, choice["parts"], other.get("parts", [])))
         for key in ("finish_reason", "finish_detail"):
-            if not json_equal(choice.get(key), other.get(key, MISSING)):
+            if key in choice and not json_equal(choice[key], other.get(key, MISSING)):
                 out.append(Divergence(f"{pointer}/{key}", "finish", choice.get(key), other.get(key, MISSING)))
     for index, choice in observed_choices.items():
         if index not in expected_choices:

@@ -87,15 +87,27 @@ def load_corpus(root: Path | str = DEFAULT_CORPUS, check_reference: bool = True)
     corpus = Corpus(root, version, tags, problems=problems)
     retired = _read_retired(root)
     fixture_v, _, chunk_v = _validators(str(root / "schema"))
-    seen: dict[str, str] = {}
+    seen: dict[str, list[str]] = {}
     for path in sorted((root / "fixtures").rglob("*.json")):
         rel = str(path.relative_to(root.parent)) if root.parent in path.parents else str(path)
         fixture, found = _check_file(path, rel, fixture_v, chunk_v, tags, retired, seen, check_reference)
         problems.extend(found)
         if fixture is not None and not found:
             corpus.fixtures.append(fixture)
+    _check_duplicates(corpus, seen)
     _check_derivations(corpus)
     return corpus
+
+
+def _check_duplicates(corpus: Corpus, seen: dict[str, list[str]]) -> None:
+    """An id used twice is trusted in neither file: both are reported and left out."""
+    for fid, paths in seen.items():
+        if len(paths) < 2:
+            continue
+        for path in paths:
+            others = ", ".join(p for p in paths if p != path)
+            corpus.problems.append(FixtureProblem(path, fid, "/id", f"duplicate id, also used by {others}"))
+        corpus.fixtures = [f for f in corpus.fixtures if f.id != fid]
 
 
 def _check_file(path: Path, rel: str, fixture_v, chunk_v, tags, retired, seen, check_reference):
@@ -119,10 +131,7 @@ def _check_file(path: Path, rel: str, fixture_v, chunk_v, tags, retired, seen, c
         found.append(problem("/title", "state the behaviour as a fact; titles never say \"should\" or \"test that\"", fid))
     if fid in retired:
         found.append(problem("/id", f"{fid} is retired (corpus/RETIRED_IDS); ids are never reused", fid))
-    if fid in seen:
-        found.append(problem("/id", f"duplicate id, also used by {seen[fid]}", fid))
-    else:
-        seen[fid] = rel
+    seen.setdefault(fid, []).append(rel)
     if path.parent.name in PROTOCOLS and path.parent.name != data["protocol"]:
         found.append(problem("/protocol", f"{data['protocol']!r} in the {path.parent.name}/ directory", fid))
     for position, chunk in enumerate(data["chunks"]):

@@ -17,7 +17,8 @@ CELL = {"pass": "pass", "fail": "**FAIL**", "error": "**ERROR**", "crash": "**CR
 
 
 def render_report(all_results: list[Results], corpus_version: str, contract_version: int) -> str:
-    runs = sorted(all_results, key=lambda r: r.adapter.get("name", ""))
+    # The reference first, as the baseline column; then the implementations by name.
+    runs = sorted(all_results, key=lambda r: (r.adapter.get("name") != "reference", r.adapter.get("name", "")))
     out: list[str] = []
     add = out.append
     add("# deltacheck report\n")

@@ -1,0 +1,77 @@
+"""In-process fake adapters, each misbehaving in exactly one way the runner must survive."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import time
+
+from harness.adapter import CAPABILITIES, Adapter
+from harness.reference import PROTOCOLS, assemble
+
+
+class _Miniature(Adapter):
+    library = "tests.miniatures"
+    version = "0"
+    protocols = frozenset(PROTOCOLS)
+    capabilities = frozenset(CAPABILITIES)
+    code_path = "a fake for the harness's own tests"
+
+
+class Raises(_Miniature):
+    """Raises on every fixture."""
+    name = "miniature-raises"
+
+    def assemble(self, request):
+        raise RuntimeError("boom in the library")
+
+
+class Hangs(_Miniature):
+    """Never returns (a busy loop, so only the timer can stop it)."""
+    name = "miniature-hangs"
+
+    def assemble(self, request):
+        while True:
+            time.sleep(0.01)
+
+
+class Garbage(_Miniature):
+    """Returns something that is not a canonical result."""
+    name = "miniature-garbage"
+
+    def assemble(self, request):
+        return {"choices": "lots", "usage": None}
+
+
+class DropsLastPart(_Miniature):
+    """Assembles like the reference, then loses the last part of choice 0."""
+    name = "miniature-drops-last-part"
+
+    def assemble(self, request):
+        result = copy.deepcopy(assemble(request.protocol, request.chunks).result)
+        if result["choices"] and result["choices"][0]["parts"]:
+            result["choices"][0]["parts"].pop()
+        return result
+
+
+class AsyncReference(_Miniature):
+    """The reference behind an async method."""
+    name = "miniature-async"
+
+    async def assemble(self, request):
+        await asyncio.sleep(0)
+        return assemble(request.protocol, request.chunks).result
+
+
+class TextOnly(_Miniature):
+    """Like the reference, but declares no optional capability at all."""
+    name = "miniature-text-only"
+    capabilities = frozenset()
+
+    def assemble(self, request):
+        result = copy.deepcopy(assemble(request.protocol, request.chunks).result)
+        result.pop("events", None)
+        for choice in result["choices"]:
+            choice["finish_reason"] = "made-up"  # not compared: the adapter says it cannot express it
+        result["usage"] = {"made": "up"}
+        return result

@@ -1,0 +1,87 @@
+"""The comparison: JSON equality, argument equality, part alignment, axes, pointers."""
+
+from __future__ import annotations
+
+from harness.compare import arguments_equal, compare, full_diff, json_equal, resolve_pointer, MISSING
+
+
+def call(id, name, arguments="{}"):
+    return {"type": "tool_call", "kind": "function", "id": id, "item_id": None, "name": name, "arguments": arguments}
+
+
+def result(*parts, finish="tool_calls", usage=None):
+    return {"choices": [{"index": 0, "parts": list(parts), "finish_reason": finish, "finish_detail": None}],
+            "usage": usage, "error": None}
+
+
+def test_booleans_are_never_numbers():
+    assert not json_equal(True, 1)
+    assert not json_equal({"a": 1}, {"a": True})
+    assert json_equal(1, 1.0)
+    assert json_equal({"a": [1, {"b": None}]}, {"a": [1.0, {"b": None}]})
+
+
+def test_arguments_compare_as_parsed_json():
+    assert arguments_equal('{"a": 1, "b": [true]}', '{"b":[true],"a":1}')
+    assert not arguments_equal('{"a": 1}', '{"a": "1"}')
+    assert not arguments_equal('{"a": 1}', '{"a": 1')
+
+
+def test_arguments_that_are_not_json_compare_byte_for_byte():
+    assert arguments_equal('{"a": "cut', '{"a": "cut')
+    assert not arguments_equal('{"a": "cut', '{"a":"cut')
+    assert not arguments_equal("", "{}")
+
+
+def test_equal_results_have_no_divergence():
+    assert compare(result(call("a", "f")), result(call("a", "f"))) == []
+
+
+def test_a_dropped_middle_call_is_one_missing_call():
+    expected = result(call("a", "f"), call("b", "g"), call("c", "h"))
+    observed = result(call("a", "f"), call("c", "h"))
+    (divergence,) = compare(expected, observed)
+    assert divergence.pointer == "/choices/0/parts/1"
+    assert divergence.axis == "identity"
+    assert divergence.observed is MISSING
+    assert "tool_call 'b' (g), missing" in divergence.describe()
+
+
+def test_a_wrong_name_points_at_the_name():
+    (divergence,) = compare(result(call("a", "lookup")), result(call("a", "")))
+    assert divergence.describe() == '/choices/0/parts/0/name: expected "lookup", got ""'
+    assert divergence.axis == "identity"
+
+
+def test_wrong_arguments_are_on_the_arguments_axis():
+    (divergence,) = compare(result(call("a", "f", '{"x":1}')), result(call("a", "f", '{"x":2}')))
+    assert (divergence.pointer, divergence.axis) == ("/choices/0/parts/0/arguments", "arguments")
+
+
+def test_the_same_parts_in_another_order_are_an_ordering_divergence():
+    (divergence,) = compare(result(call("a", "f"), call("b", "g")), result(call("b", "g"), call("a", "f")))
+    assert divergence.axis == "ordering"
+
+
+def test_usage_and_finish_reason_are_on_the_finish_axis():
+    divergences = compare(result(finish="stop", usage={"total_tokens": 3}), result(finish=None, usage=None))
+    assert {(d.pointer, d.axis) for d in divergences} == {("/choices/0/finish_reason", "finish"), ("/usage", "finish")}
+
+
+def test_a_missing_choice_is_reported_once():
+    expected = {"choices": [{"index": 0, "parts": [], "finish_reason": "stop", "finish_detail": None},
+                            {"index": 1, "parts": [], "finish_reason": "stop", "finish_detail": None}],
+                "usage": None, "error": None}
+    observed = {**expected, "choices": expected["choices"][:1]}
+    (divergence,) = compare(expected, observed)
+    assert divergence.pointer == "/choices/1"
+
+
+def test_the_full_diff_shows_both_sides():
+    diff = full_diff({"a": 1}, {"a": 2})
+    assert "-  \"a\": 1" in diff and "+  \"a\": 2" in diff
+
+
+def test_pointers_resolve_with_escapes():
+    assert resolve_pointer({"a/b": [0, {"c~d": 5}]}, "/a~1b/1/c~0d") == 5
+    assert resolve_pointer({"a": []}, "/a/0") is MISSING

@@ -1,0 +1,67 @@
+"""Event rules (CONTRACT.md 3.4): once, fully, with its own identity, never before its last fragment."""
+
+from __future__ import annotations
+
+import copy
+
+from harness.adapter import CAPABILITIES
+from harness.corpus import load_corpus, result_validator
+from harness.model import Fixture
+from harness.reference import assemble
+from harness.verdict import Returned, judge
+from tests.corpus_builder import TOOL_FIXTURE
+
+EVERYTHING = frozenset(CAPABILITIES)
+
+
+def judged_events(events):
+    fixture = Fixture.from_json(copy.deepcopy(TOOL_FIXTURE), "tests")
+    reference = assemble(fixture.protocol, fixture.chunks)
+    observed = {**copy.deepcopy(fixture.expected), "events": events}
+    return judge(fixture, Returned(observed), EVERYTHING, result_validator(), reference)
+
+
+def done(id, name, arguments, after):
+    return {"type": "tool_call_done", "choice": 0, "id": id, "name": name, "arguments": arguments, "after_chunk": after}
+
+
+GOOD = [done("call_a", "search", '{"q":"x"}', 2), done("call_b", "lookup", '{"id":1}', 2)]
+
+
+def test_the_reference_events_pass():
+    verdict = judged_events(GOOD)
+    assert verdict.verdict == "pass" and verdict.axes["events"]
+
+
+def test_a_call_completed_before_its_last_fragment_fails_the_events_axis():
+    # call_a's last fragment is chunk 2; completing it when call_b starts (chunk 1) is the Koog bug.
+    verdict = judged_events([done("call_a", "search", '{"q":"x"}', 1), GOOD[1]])
+    assert verdict.verdict == "fail" and verdict.axes == {**verdict.axes, "events": False, "identity": True}
+    assert "before its last fragment in chunk 2" in verdict.message
+
+
+def test_a_call_completed_twice_fails():
+    verdict = judged_events(GOOD + [GOOD[0]])
+    assert "completed 2 times" in verdict.message
+
+
+def test_a_call_that_never_completes_fails():
+    assert "never completed" in judged_events(GOOD[1:]).message
+
+
+def test_partial_arguments_in_a_completion_fail():
+    verdict = judged_events([done("call_a", "search", '{"q":', 2), GOOD[1]])
+    assert "completed with arguments" in verdict.message
+
+
+def test_a_completion_with_the_item_id_instead_of_the_call_id_is_an_unknown_call():
+    verdict = judged_events([GOOD[0], done("fc_b", "lookup", '{"id":1}', 2)])
+    assert "never completed" in verdict.message or "does not exist" in verdict.message
+
+
+def test_the_reference_events_pass_on_every_corpus_fixture():
+    corpus = load_corpus()
+    for fixture in corpus.fixtures:
+        reference = assemble(fixture.protocol, fixture.chunks)
+        verdict = judge(fixture, Returned(reference.result), EVERYTHING, result_validator(), reference)
+        assert verdict.verdict == "pass", (fixture.id, verdict.message)

@@ -1,0 +1,42 @@
+"""REPORT.md is rendered from results only, deterministically, with every section a reader needs."""
+
+from __future__ import annotations
+
+from click.testing import CliRunner
+
+from harness.cli import main
+from tests.corpus_builder import TEXT_FIXTURE, TOOL_FIXTURE, make_corpus
+
+
+def score(tmp_path, *adapters):
+    root = make_corpus(tmp_path, {"openai-chat/text.json": TEXT_FIXTURE, "openai-chat/tools.json": TOOL_FIXTURE})
+    report = tmp_path / "REPORT.md"
+    args = ["score", "--corpus", str(root), "--results-dir", str(tmp_path / "results"), "--output", str(report)]
+    for name in adapters:
+        args += ["--adapter", name]
+    outcome = CliRunner().invoke(main, args)
+    assert outcome.exit_code == 0, outcome.output
+    return report.read_text()
+
+
+def test_the_report_names_versions_scores_matrix_and_failures(tmp_path):
+    text = score(tmp_path, "reference", "miniature-drops-last-part", "miniature-raises")
+    assert "corpus version: **9.9.9**" in text and "contract version: **1**" in text
+    assert "| reference | openai-chat | 2 / 2 |" in text
+    assert "| miniature-drops-last-part | openai-chat | 0 / 2 |" in text
+    assert "| DC-T00K | openai-chat | two calls at indices 0 and 1 are both kept | pass | **FAIL** | **ERROR** |" in text
+    assert "First divergence: `/choices/0/parts/1: expected tool_call 'call_b' (lookup), missing`" in text
+    assert "#### DC-T00K@9.9.9 — fail" in text
+    assert "```diff" in text
+
+
+def test_the_same_results_give_the_same_bytes(tmp_path):
+    first = score(tmp_path / "a", "reference", "miniature-drops-last-part")
+    second = score(tmp_path / "b", "miniature-drops-last-part", "reference")
+    assert first == second
+
+
+def test_a_fixture_failing_in_exactly_one_implementation_is_listed(tmp_path):
+    text = score(tmp_path, "reference", "miniature-async", "miniature-drops-last-part")
+    section = text.split("## Fixtures that fail in exactly one implementation", 1)[1].split("##", 1)[0]
+    assert "| DC-T00K |" in section and "miniature-drops-last-part" in section

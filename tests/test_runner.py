@@ -1,0 +1,113 @@
+"""The runner isolates whatever an implementation does, and never loses a recorded line."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from harness.cli import main
+from harness.corpus import load_corpus
+from harness.runner import run_fixtures
+from tests import miniatures
+from tests.corpus_builder import TEXT_FIXTURE, TOOL_FIXTURE, fixture, make_corpus
+
+
+def run(adapter, corpus, timeout=5.0):
+    return [r.verdict for r in run_fixtures(adapter, corpus, corpus.fixtures, timeout=timeout)]
+
+
+def small_corpus(tmp_path):
+    return load_corpus(make_corpus(tmp_path, {"openai-chat/text.json": TEXT_FIXTURE, "openai-chat/tools.json": TOOL_FIXTURE}))
+
+
+def test_an_implementation_that_raises_gets_error_and_the_run_goes_on(tmp_path):
+    verdicts = run(miniatures.Raises(), small_corpus(tmp_path))
+    assert [v.verdict for v in verdicts] == ["error", "error"]
+    assert "RuntimeError: boom in the library" in verdicts[0].message
+
+
+def test_an_implementation_that_hangs_times_out_and_the_run_goes_on(tmp_path):
+    verdicts = run(miniatures.Hangs(), small_corpus(tmp_path), timeout=0.2)
+    assert [v.verdict for v in verdicts] == ["timeout", "timeout"]
+    assert "0.2 s" in verdicts[0].message
+
+
+def test_garbage_is_an_error_naming_the_schema_problem(tmp_path):
+    (verdict, _) = run(miniatures.Garbage(), small_corpus(tmp_path))
+    assert verdict.verdict == "error"
+    assert "not a canonical result" in verdict.message and "/choices" in verdict.message
+
+
+def test_a_dropped_call_fails_with_the_first_divergence_and_a_diff(tmp_path):
+    corpus = small_corpus(tmp_path)
+    verdicts = {v.fixture: v for v in run(miniatures.DropsLastPart(), corpus)}
+    tools = verdicts["DC-T00K"]
+    assert tools.verdict == "fail"
+    assert tools.first_divergence == "/choices/0/parts/1: expected tool_call 'call_b' (lookup), missing"
+    assert tools.axes == {"identity": False, "arguments": True, "ordering": True, "finish": True, "events": True}
+    assert "call_b" in tools.diff
+
+
+def test_an_async_adapter_is_awaited(tmp_path):
+    assert [v.verdict for v in run(miniatures.AsyncReference(), small_corpus(tmp_path))] == ["pass", "pass"]
+
+
+def test_fields_outside_the_capabilities_are_not_compared_and_are_listed(tmp_path):
+    (verdict, _) = run(miniatures.TextOnly(), small_corpus(tmp_path))
+    assert verdict.verdict == "pass"
+    assert "usage" in verdict.na and "finish_reason" in verdict.na
+
+
+def test_a_fixture_needing_a_missing_capability_is_na_not_pass(tmp_path):
+    refusal = fixture(TEXT_FIXTURE, id="DC-R3FV", tags=["refusal"])
+    refusal["chunks"] = [{"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"refusal": "No."}, "finish_reason": "stop"}]}]
+    refusal["expected"] = {"choices": [{"index": 0, "parts": [{"type": "refusal", "text": "No."}], "finish_reason": "stop",
+                                        "finish_detail": None}], "usage": None, "error": None}
+    corpus = load_corpus(make_corpus(tmp_path, {"openai-chat/refusal.json": refusal}))
+    (verdict,) = run(miniatures.TextOnly(), corpus)
+    assert verdict.verdict == "n/a" and "refusal" in verdict.message
+
+
+def test_raise_acceptable_turns_a_raise_into_a_pass_with_the_reason(tmp_path):
+    lenient = fixture(TEXT_FIXTURE, implementation_defined={"reason": "the provider is silent here", "raise_acceptable": "raising is fine"})
+    corpus = load_corpus(make_corpus(tmp_path, {"openai-chat/x.json": lenient}))
+    (verdict,) = run(miniatures.Raises(), corpus)
+    assert verdict.verdict == "pass" and verdict.matched == "raise_acceptable"
+
+
+def test_an_acceptable_alternative_passes_and_a_forbidden_outcome_is_named(tmp_path):
+    alternative = json.loads(json.dumps(TOOL_FIXTURE["expected"]))
+    alternative["choices"][0]["parts"].pop()
+    defined = fixture(TOOL_FIXTURE, implementation_defined={
+        "reason": "a reason long enough",
+        "acceptable": [{"description": "the second call may be dropped (for this test only)", "result": alternative}],
+        "forbidden": [{"description": "first call renamed", "match": {"/choices/0/parts/0/name": "renamed"}}],
+    })
+    corpus = load_corpus(make_corpus(tmp_path, {"openai-chat/x.json": defined}))
+    (verdict,) = run(miniatures.DropsLastPart(), corpus)
+    assert verdict.verdict == "pass" and verdict.matched.startswith("acceptable/0")
+
+
+def test_run_writes_every_line_and_skips_a_bad_fixture_with_its_lint_message(tmp_path, monkeypatch):
+    root = make_corpus(tmp_path, {"openai-chat/text.json": TEXT_FIXTURE, "openai-chat/tools.json": TOOL_FIXTURE,
+                                  "openai-chat/broken.json": "{not json"})
+    results = tmp_path / "out.jsonl"
+    outcome = CliRunner().invoke(main, ["run", "--adapter", "miniature-drops-last-part", "--corpus", str(root),
+                                        "--results", str(results)])
+    assert outcome.exit_code == 1  # a failure was recorded
+    lines = [json.loads(line) for line in results.read_text().splitlines()]
+    assert lines[0]["kind"] == "header" and lines[0]["corpus_version"] == "9.9.9"
+    by_file = {line.get("path", "").rsplit("/", 1)[-1]: line for line in lines[1:-1]}
+    assert by_file["broken.json"]["verdict"] == "skip" and "not JSON" in by_file["broken.json"]["message"]
+    assert by_file["tools.json"]["verdict"] == "fail" and by_file["tools.json"]["first_divergence"]
+    assert by_file["text.json"]["verdict"] == "fail"  # its only part was dropped
+    assert lines[-1] == {"kind": "footer", "counts": {"fail": 2, "skip": 1}, "interrupted": False}
+
+
+def test_lines_already_written_survive_a_later_failure(tmp_path):
+    root = make_corpus(tmp_path, {"openai-chat/a.json": TEXT_FIXTURE, "openai-chat/b.json": TOOL_FIXTURE})
+    results = tmp_path / "out.jsonl"
+    CliRunner().invoke(main, ["run", "--adapter", "miniature-raises", "--corpus", str(root), "--results", str(results)])
+    verdicts = [json.loads(line).get("verdict") for line in results.read_text().splitlines()]
+    assert verdicts == [None, "error", "error", None]
