@@ -48,15 +48,18 @@ class Divergence:
 
 def json_equal(a: Any, b: Any) -> bool:
     """JSON value equality: object key order is irrelevant, booleans are never numbers."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return isinstance(a, bool) and isinstance(b, bool) and a == b
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return a == b
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b))
-    return type(a) is type(b) and a == b
+    return a == b and _same_kinds(a, b)  # `==` runs in C; it only confuses True with 1
+
+
+def _same_kinds(a: Any, b: Any) -> bool:
+    kind_a, kind_b = type(a), type(b)
+    if kind_a is kind_b:
+        if kind_a is dict:
+            return all(_same_kinds(value, b[key]) for key, value in a.items())
+        if kind_a is list:
+            return all(map(_same_kinds, a, b))
+        return True
+    return kind_a in (int, float) and kind_b in (int, float)
 
 
 def arguments_equal(expected: Any, observed: Any) -> bool:
@@ -76,6 +79,8 @@ def arguments_equal(expected: Any, observed: Any) -> bool:
 
 def compare(expected: dict[str, Any], observed: dict[str, Any]) -> list[Divergence]:
     """Every divergence of `observed` from `expected`, in document order (events excluded)."""
+    if json_equal(expected, observed):  # the common case, without alignment
+        return []
     out: list[Divergence] = []
     expected_choices = {c["index"]: c for c in expected.get("choices", [])}
     observed_choices = {c.get("index"): c for c in observed.get("choices", []) if isinstance(c, dict)}

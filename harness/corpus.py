@@ -14,13 +14,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable
 
+import fastjsonschema
 import jsonschema
 from referencing import Registry, Resource
 
 from harness.compare import MISSING, compare, json_equal, resolve_pointer
 from harness.errors import AssemblyError, FixtureProblem
 from harness.model import Fixture
-from harness.reference import PROTOCOLS, assemble
+from harness.reference import PROTOCOLS, ReferenceOutcome, assemble
 
 DEFAULT_CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 TITLE_WORDS_NOT_ALLOWED = re.compile(r"\b(should|test that|tests that)\b", re.IGNORECASE)
@@ -33,6 +34,16 @@ class Corpus:
     tags: dict[str, dict[str, Any]]
     fixtures: list[Fixture] = field(default_factory=list)
     problems: list[FixtureProblem] = field(default_factory=list)
+    reference: dict[str, ReferenceOutcome] = field(default_factory=dict)  # filled when lint ran the reference
+
+    def reference_outcome(self, fixture: Fixture) -> ReferenceOutcome | None:
+        """What the reference assembles for a fixture (for the event rules); None if it cannot."""
+        if fixture.id not in self.reference:
+            try:
+                self.reference[fixture.id] = assemble(fixture.protocol, fixture.chunks)
+            except AssemblyError:
+                return None
+        return self.reference[fixture.id]
 
     def by_id(self) -> dict[str, Fixture]:
         return {f.id: f for f in self.fixtures}
@@ -67,6 +78,28 @@ def result_validator(corpus_root: Path = DEFAULT_CORPUS) -> jsonschema.Validator
     return _validators(str(corpus_root / "schema"))[1]
 
 
+@lru_cache(maxsize=None)
+def fast_result_check(corpus_root: Path = DEFAULT_CORPUS):
+    """The result schema compiled to Python (fastjsonschema): a cheap yes/no on the hot path.
+
+    It answers only "valid or not"; the messages come from `result_validator`. The compiler knows
+    draft 7, which covers every keyword the result schema uses.
+    """
+    schema = dict(json.loads((corpus_root / "schema" / "result.schema.json").read_text(encoding="utf-8")))
+    schema["$schema"] = "http://json-schema.org/draft-07/schema#"
+    schema.pop("$id", None)
+    compiled = fastjsonschema.compile(schema)
+
+    def is_valid(document: Any) -> bool:
+        try:
+            compiled(document)
+        except fastjsonschema.JsonSchemaException:
+            return False
+        return True
+
+    return is_valid
+
+
 def schema_problems(validator: jsonschema.Validator, document: Any, prefix: str = "") -> list[tuple[str, str]]:
     """(JSON pointer, message) for every schema violation, most specific first."""
     out = []
@@ -90,7 +123,7 @@ def load_corpus(root: Path | str = DEFAULT_CORPUS, check_reference: bool = True)
     seen: dict[str, list[str]] = {}
     for path in sorted((root / "fixtures").rglob("*.json")):
         rel = str(path.relative_to(root.parent)) if root.parent in path.parents else str(path)
-        fixture, found = _check_file(path, rel, fixture_v, chunk_v, tags, retired, seen, check_reference)
+        fixture, found = _check_file(path, rel, fixture_v, chunk_v, tags, retired, seen, check_reference, corpus.reference)
         problems.extend(found)
         if fixture is not None and not found:
             corpus.fixtures.append(fixture)
@@ -110,7 +143,7 @@ def _check_duplicates(corpus: Corpus, seen: dict[str, list[str]]) -> None:
         corpus.fixtures = [f for f in corpus.fixtures if f.id != fid]
 
 
-def _check_file(path: Path, rel: str, fixture_v, chunk_v, tags, retired, seen, check_reference):
+def _check_file(path: Path, rel: str, fixture_v, chunk_v, tags, retired, seen, check_reference, outcomes):
     def problem(field_name: str, message: str, fid: str | None = None) -> FixtureProblem:
         return FixtureProblem(rel, fid, field_name, message)
 
@@ -144,7 +177,7 @@ def _check_file(path: Path, rel: str, fixture_v, chunk_v, tags, retired, seen, c
     fixture = Fixture.from_json(data, rel)
     found.extend(problem(p, m, fid) for p, m in _expectation_problems(fixture))
     if check_reference and not found:
-        found.extend(problem(p, m, fid) for p, m in reference_problems(fixture))
+        found.extend(problem(p, m, fid) for p, m in reference_problems(fixture, outcomes))
     return fixture, found
 
 
@@ -180,12 +213,14 @@ def forbidden_matches(rule: dict[str, Any], result: dict[str, Any]) -> bool:
     )
 
 
-def reference_problems(fixture: Fixture) -> list[tuple[str, str]]:
+def reference_problems(fixture: Fixture, outcomes: dict[str, ReferenceOutcome] | None = None) -> list[tuple[str, str]]:
     """The reference must reproduce `expected` exactly; anything else is a bug in one of them."""
     try:
         outcome = assemble(fixture.protocol, fixture.chunks)
     except AssemblyError as exc:
         return [(f"/chunks/{exc.chunk_index}", f"the reference cannot assemble this chunk: {exc.message}")]
+    if outcomes is not None:
+        outcomes[fixture.id] = outcome
     produced = {k: v for k, v in outcome.result.items() if k != "events"}
     if json_equal(produced, fixture.expected):
         return []

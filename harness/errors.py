@@ -4,10 +4,17 @@
                                               fails a lint rule; it names file, fixture id, field
     assemble (reference) ... AssemblyError    a stream the reference cannot assemble; names the
                                               chunk by its 0-based index
+    read adapter manifests . ManifestProblem  an `adapters/*/manifest.json` is unreadable or
+                                              invalid; it names file and field, the rest load
     find the adapter ....... UnknownAdapter   no adapter is registered under that name
-    run one fixture ........ (no exception)   an implementation that raises, hangs or returns
-                                              garbage becomes a verdict (error, timeout), never
-                                              an exception that stops the run
+    prepare its environment  EnvironmentFailed  creating a venv or running a setup command
+                                              failed; it names the command and quotes its output
+    start a driver ......... DriverFailed     a subprocess driver died, hung or answered `start`
+                                              wrongly before the first fixture; quotes what it said
+    run one fixture ........ (no exception)   an implementation that raises, hangs, crashes,
+                                              breaks the protocol or returns garbage becomes a
+                                              verdict (error, crash, timeout), never an exception
+                                              that stops the run
     read results ........... InvalidResults   a results file that is not what `run` writes
 
 Every exception carries the data a maintainer needs and renders a one-line message.
@@ -47,6 +54,37 @@ class UnknownAdapter(LookupError):
     def __init__(self, name: str, known: list[str]) -> None:
         super().__init__(f"unknown adapter {name!r}; known adapters: {', '.join(sorted(known)) or 'none'}")
         self.name = name
+
+
+@dataclass(frozen=True)
+class ManifestProblem:
+    """One thing wrong with one adapter manifest; that entry (or file) is left out, the rest load."""
+
+    path: str
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.field}: {self.message}"
+
+
+class EnvironmentFailed(RuntimeError):
+    """An adapter's environment could not be created: a venv, a pip install or a setup command failed."""
+
+    def __init__(self, env: str, command: list[str], output: str) -> None:
+        super().__init__(f"environment {env!r}: `{' '.join(command)}` failed; its output ends with:\n{output}")
+        self.env = env
+        self.command = command
+        self.output = output
+
+
+class DriverFailed(RuntimeError):
+    """A subprocess driver did not get through the start handshake (or could not be restarted)."""
+
+    def __init__(self, command: list[str], message: str) -> None:
+        super().__init__(f"driver `{' '.join(command)}`: {message}")
+        self.command = command
+        self.message = message
 
 
 class InvalidResults(ValueError):

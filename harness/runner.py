@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
 
 from harness.adapter import Adapter
-from harness.corpus import Corpus, result_validator
+from harness.corpus import Corpus, fast_result_check, result_validator
 from harness.errors import AssemblyError
 from harness.model import AssemblyRequest, Fixture
 from harness.reference import assemble
@@ -88,17 +88,11 @@ class RunRecord:
                 "path": self.path, "duration_ms": round(self.duration_ms, 3), **self.verdict.to_json()}
 
 
-def reference_for(fixture: Fixture):
-    try:
-        return assemble(fixture.protocol, fixture.chunks)
-    except AssemblyError:
-        return None
-
-
 def run_fixtures(adapter: Adapter, corpus: Corpus, fixtures: Iterable[Fixture],
                  timeout: float = DEFAULT_TIMEOUT) -> Iterator[RunRecord]:
     """Yield one record per fixture, in order; skips and n/a are records too, never silent."""
     validator = result_validator(corpus.root)
+    fast_check = fast_result_check(corpus.root)
     capabilities = frozenset(adapter.capabilities)
     for fixture in fixtures:
         base = dict(adapter=adapter.name, title=fixture.title, path=fixture.path)
@@ -115,8 +109,9 @@ def run_fixtures(adapter: Adapter, corpus: Corpus, fixtures: Iterable[Fixture],
         started = time.perf_counter()
         outcome = call_adapter(adapter, fixture.request(), timeout)
         elapsed = (time.perf_counter() - started) * 1000
-        reference = reference_for(fixture) if "events" in capabilities else None
-        yield RunRecord(verdict=judge(fixture, outcome, capabilities, validator, reference), duration_ms=elapsed, **base)
+        reference = corpus.reference_outcome(fixture) if "events" in capabilities else None
+        verdict = judge(fixture, outcome, capabilities, validator, reference, fast_check)
+        yield RunRecord(verdict=verdict, duration_ms=elapsed, **base)
 
 
 def problem_records(adapter_name: str, corpus: Corpus, protocols: set[str], ids: set[str]) -> Iterator[dict[str, Any]]:

@@ -75,3 +75,14 @@ class TextOnly(_Miniature):
             choice["finish_reason"] = "made-up"  # not compared: the adapter says it cannot express it
         result["usage"] = {"made": "up"}
         return result
+
+
+class CompletesEarly(_Miniature):
+    """Assembles like the reference but reports every tool call complete after the first chunk."""
+    name = "miniature-completes-early"
+
+    def assemble(self, request):
+        result = copy.deepcopy(assemble(request.protocol, request.chunks).result)
+        for event in result["events"]:
+            event["after_chunk"] = 0
+        return result

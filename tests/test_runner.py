@@ -111,3 +111,10 @@ def test_lines_already_written_survive_a_later_failure(tmp_path):
     CliRunner().invoke(main, ["run", "--adapter", "miniature-raises", "--corpus", str(root), "--results", str(results)])
     verdicts = [json.loads(line).get("verdict") for line in results.read_text().splitlines()]
     assert verdicts == [None, "error", "error", None]
+
+
+def test_events_are_judged_even_when_the_result_equals_the_expected(tmp_path):
+    verdicts = {v.fixture: v for v in run(miniatures.CompletesEarly(), small_corpus(tmp_path))}
+    assert verdicts["DC-T3ST"].verdict == "pass"  # no tool calls, no events to judge
+    assert verdicts["DC-T00K"].verdict == "fail" and verdicts["DC-T00K"].axes["events"] is False
+    assert "before its last fragment" in verdicts["DC-T00K"].message

@@ -1,0 +1,44 @@
+"""The driver protocol's messages (docs/PROTOCOL.md), built and encoded in one place.
+
+Standard library only: the generic driver imports this inside an adapter's own virtualenv, where
+the harness's dependencies may be absent. Validation against the schemas lives in
+`harness.protocol_schemas`, on the harness side.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from harness.model import AssemblyRequest
+
+PROTOCOL_VERSION = 1
+IMPLEMENTATION_FIELDS = ("name", "library", "version", "language", "protocols", "capabilities", "code_path")
+
+
+def encode_line(message: dict[str, Any]) -> bytes:
+    # ASCII escapes keep every line valid UTF-8, even for a string holding a lone surrogate.
+    return (json.dumps(message, separators=(",", ":")) + "\n").encode("ascii")
+
+
+def start_request() -> dict[str, Any]:
+    return {"cmd": "start", "version": PROTOCOL_VERSION}
+
+
+def start_reply(implementation: dict[str, Any]) -> dict[str, Any]:
+    return {"cmd": "start", "version": PROTOCOL_VERSION, "implementation": implementation}
+
+
+def run_request(seq: int, request: AssemblyRequest) -> dict[str, Any]:
+    return {"cmd": "run", "seq": seq, "request": {**request.to_json(), "sse": request.sse.decode("utf-8")}}
+
+
+def stop_request() -> dict[str, Any]:
+    return {"cmd": "stop"}
+
+
+def request_from_wire(wire: dict[str, Any]) -> AssemblyRequest:
+    """The AssemblyRequest a driver hands its adapter, carrying exactly the SSE bytes the harness sent."""
+    request = AssemblyRequest(wire["fixture"], wire["protocol"], tuple(wire["chunks"]), wire["stream_end"])
+    vars(request)["sse"] = wire["sse"].encode("utf-8")  # pre-fills the cached_property: serve these bytes, not a re-render
+    return request
