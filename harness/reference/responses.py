@@ -61,16 +61,17 @@ class ResponsesAssembler:
         index = _int_field(n, event, "output_index")
         if index in self.items:
             raise AssemblyError(n, f"output_index {index} was already added")
-        self.items[index] = _new_item(n, event.get("item"))
-        self.items[index].last_chunk = n
-        self._apply_item(n, self.items[index], event["item"])
+        raw = _item_of(n, event)
+        self.items[index] = _Item(type=raw["type"], id=raw.get("id"), last_chunk=n)
+        self._apply_item(n, self.items[index], raw)
 
     def _item_done(self, n: int, event: dict[str, Any]) -> None:
         index = _int_field(n, event, "output_index")
+        raw = _item_of(n, event)
         if index not in self.items:
-            self.items[index] = _new_item(n, event.get("item"))
+            self.items[index] = _Item(type=raw["type"], id=raw.get("id"), last_chunk=n)
         item = self.items[index]
-        self._apply_item(n, item, event["item"])
+        self._apply_item(n, item, raw)
         self._call_done(n, item)
 
     def _apply_item(self, n: int, item: _Item, raw: dict[str, Any]) -> None:
@@ -228,10 +229,11 @@ class ResponsesAssembler:
         return ReferenceOutcome(result, last_fragment)
 
 
-def _new_item(n: int, raw: Any) -> _Item:
+def _item_of(n: int, event: dict[str, Any]) -> dict[str, Any]:
+    raw = event.get("item")
     if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
-        raise AssemblyError(n, "output item is not an object with a string `type`")
-    return _Item(type=raw["type"], id=raw.get("id"))
+        raise AssemblyError(n, f"{event.get('type')}: `item` is not an object with a string `type`")
+    return raw
 
 
 def _content_of(n: int, raw: Any) -> _Content:
@@ -263,25 +265,26 @@ def _str_field(n: int, event: dict[str, Any], name: str) -> str:
     return value
 
 
+# Handlers look the method up on the instance, so a subclass (a mutant) can override one.
 _HANDLERS = {
-    "response.output_item.added": ResponsesAssembler._item_added,
-    "response.output_item.done": ResponsesAssembler._item_done,
-    "response.content_part.added": ResponsesAssembler._part_added,
-    "response.content_part.done": ResponsesAssembler._part_added,
+    "response.output_item.added": lambda a, n, e: a._item_added(n, e),
+    "response.output_item.done": lambda a, n, e: a._item_done(n, e),
+    "response.content_part.added": lambda a, n, e: a._part_added(n, e),
+    "response.content_part.done": lambda a, n, e: a._part_added(n, e),
     "response.output_text.delta": lambda a, n, e: a._text_delta(n, e, "output_text"),
     "response.output_text.done": lambda a, n, e: a._text_done(n, e, "output_text", "text"),
-    "response.output_text.annotation.added": ResponsesAssembler._annotation_added,
+    "response.output_text.annotation.added": lambda a, n, e: a._annotation_added(n, e),
     "response.refusal.delta": lambda a, n, e: a._text_delta(n, e, "refusal"),
     "response.refusal.done": lambda a, n, e: a._text_done(n, e, "refusal", "refusal"),
     "response.reasoning_text.delta": lambda a, n, e: a._text_delta(n, e, "reasoning_text"),
     "response.reasoning_text.done": lambda a, n, e: a._text_done(n, e, "reasoning_text", "text"),
-    "response.reasoning_summary_part.added": ResponsesAssembler._summary_part_added,
+    "response.reasoning_summary_part.added": lambda a, n, e: a._summary_part_added(n, e),
     "response.reasoning_summary_part.done": lambda a, n, e: a._summary_done(n, e, "part"),
-    "response.reasoning_summary_text.delta": ResponsesAssembler._summary_delta,
+    "response.reasoning_summary_text.delta": lambda a, n, e: a._summary_delta(n, e),
     "response.reasoning_summary_text.done": lambda a, n, e: a._summary_done(n, e, "text"),
-    "response.function_call_arguments.delta": ResponsesAssembler._arguments_delta,
+    "response.function_call_arguments.delta": lambda a, n, e: a._arguments_delta(n, e),
     "response.function_call_arguments.done": lambda a, n, e: a._arguments_done(n, e, "arguments"),
-    "response.custom_tool_call_input.delta": ResponsesAssembler._arguments_delta,
+    "response.custom_tool_call_input.delta": lambda a, n, e: a._arguments_delta(n, e),
     "response.custom_tool_call_input.done": lambda a, n, e: a._arguments_done(n, e, "input"),
-    "error": ResponsesAssembler._error_event,
+    "error": lambda a, n, e: a._error_event(n, e),
 }
