@@ -86,3 +86,25 @@ class CompletesEarly(_Miniature):
         for event in result["events"]:
             event["after_chunk"] = 0
         return result
+
+
+class RejectsPing(_Miniature):
+    """Anthropic only: raises on a `ping` event (an event-name whitelist without it)."""
+    name = "miniature-rejects-ping"
+    protocols = frozenset({"anthropic-messages"})
+
+    def assemble(self, request):
+        if any(chunk.get("type") == "ping" for chunk in request.chunks):
+            raise ValueError("unexpected event: ping")
+        return assemble(request.protocol, request.chunks).result
+
+
+class WaitsForStop(_Miniature):
+    """Anthropic only: waits forever for message_stop, as a reader blocking on the terminal event would."""
+    name = "miniature-waits-for-stop"
+    protocols = frozenset({"anthropic-messages"})
+
+    def assemble(self, request):
+        while not any(chunk.get("type") == "message_stop" for chunk in request.chunks if isinstance(chunk, dict)):
+            time.sleep(0.01)
+        return assemble(request.protocol, request.chunks).result

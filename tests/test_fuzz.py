@@ -1,0 +1,62 @@
+"""deltacheck fuzz: finds, shrinks and saves the streams an implementation cannot take."""
+
+from __future__ import annotations
+
+import json
+
+from harness.corpus import DEFAULT_CORPUS, load_corpus
+from harness.fuzz import counterexample_fixture, fuzz_invariance, fuzz_robustness, write_fixture
+from tests import miniatures
+from tests.corpus_builder import make_corpus
+
+
+def anthropic_text_corpus(tmp_path):
+    source = DEFAULT_CORPUS / "fixtures" / "anthropic-messages" / "text-in-several-deltas.json"
+    data = json.loads(source.read_text())
+    assert not any(chunk["type"] == "ping" for chunk in data["chunks"])
+    return load_corpus(make_corpus(tmp_path, {"anthropic-messages/text.json": data}))
+
+
+def test_a_restreaming_the_adapter_cannot_take_is_found_and_shrunk(tmp_path):
+    corpus = anthropic_text_corpus(tmp_path)
+    (fixture,) = corpus.fixtures
+    finding = fuzz_invariance(miniatures.RejectsPing(), corpus, fixture, examples=50, timeout=2)
+    assert finding.status == "failed"
+    assert finding.edits and all(edit.startswith("ping@") for edit in finding.edits)
+    assert len(finding.edits) == 1  # shrunk to one inserted ping
+    assert "unexpected event: ping" in finding.message
+
+
+def test_the_reference_survives_its_restreamings(tmp_path):
+    corpus = anthropic_text_corpus(tmp_path)
+    (fixture,) = corpus.fixtures
+    finding = fuzz_invariance(miniatures.AsyncReference(), corpus, fixture, examples=20, timeout=2)
+    assert finding.status == "survived" and finding.examples == 20
+
+
+def test_a_counterexample_becomes_a_fixture_that_passes_lint(tmp_path):
+    corpus = anthropic_text_corpus(tmp_path)
+    (fixture,) = corpus.fixtures
+    finding = fuzz_invariance(miniatures.RejectsPing(), corpus, fixture, examples=50, timeout=2)
+    data = counterexample_fixture(corpus, fixture, finding, "miniature-rejects-ping 0")
+    path = write_fixture(corpus, data)
+    reloaded = load_corpus(corpus.root)
+    assert [str(p) for p in reloaded.problems] == []
+    saved = reloaded.by_id()[data["id"]]
+    assert saved.provenance["derived_from"] == fixture.id and saved.provenance["kind"] == "derived"
+    assert any(chunk.get("type") == "ping" for chunk in saved.chunks)
+    assert path.name.startswith(f"rechunked-{fixture.id.lower()}-")
+
+
+def test_a_hang_on_a_truncated_stream_is_a_robustness_failure(tmp_path):
+    corpus = anthropic_text_corpus(tmp_path)
+    (fixture,) = corpus.fixtures
+    finding = fuzz_robustness(miniatures.WaitsForStop(), corpus, fixture, examples=20, timeout=0.2)
+    assert finding.status == "failed" and "TimedOut" in finding.message
+
+
+def test_raising_on_a_broken_stream_is_not_a_robustness_failure(tmp_path):
+    corpus = anthropic_text_corpus(tmp_path)
+    (fixture,) = corpus.fixtures
+    finding = fuzz_robustness(miniatures.Raises(), corpus, fixture, examples=20, timeout=1)
+    assert finding.status == "survived"
