@@ -9,10 +9,15 @@ missing capability, declared here, and judged n/a.
 from __future__ import annotations
 
 import importlib
-from typing import Any, Awaitable, ClassVar
+from typing import TYPE_CHECKING, Any, Awaitable, ClassVar, Union
 
 from harness.errors import UnknownAdapter
 from harness.model import AssemblyRequest
+
+if TYPE_CHECKING:
+    from harness.errors import ManifestProblem
+    from harness.external import ExternalAdapter
+    from harness.subprocess_adapter import SubprocessAdapter
 
 CAPABILITIES = {
     "refusal": "refusal parts",
@@ -72,12 +77,35 @@ def _import_bundled() -> None:
         importlib.import_module(module)
 
 
-def registered_adapters() -> dict[str, type[Adapter]]:
+# What the registry hands out: an in-process Adapter class, or an ExternalAdapter (a manifest
+# adapter); both are called to get an adapter and have describe().
+AdapterFactory = Union[type[Adapter], "ExternalAdapter"]
+
+
+def _external() -> tuple[dict[str, "ExternalAdapter"], list["ManifestProblem"]]:
+    # Imported here, not at the top: the driver imports this module inside an adapter's own
+    # environment, where the harness side (jsonschema, subprocess management) is not wanted.
+    from harness.external import external_adapters
+    return external_adapters(_REGISTRY)
+
+
+def registered_adapters() -> dict[str, AdapterFactory]:
+    """In-process adapters and manifest adapters, by name; no third-party library is imported."""
     _import_bundled()
-    return dict(sorted(_REGISTRY.items()))
+    return dict(sorted({**_external()[0], **_REGISTRY}.items()))
 
 
-def get_adapter(name: str) -> Adapter:
+def manifest_problems() -> list["ManifestProblem"]:
+    """What is wrong with the adapter manifests; those entries are left out of the registry."""
+    _import_bundled()
+    return _external()[1]
+
+
+def get_adapter(name: str) -> "Adapter | SubprocessAdapter":
+    """A ready adapter; for a manifest adapter this builds its environment when needed."""
+    _import_bundled()
+    if name in _REGISTRY:  # in-process: no need to read the manifests
+        return _REGISTRY[name]()
     adapters = registered_adapters()
     if name not in adapters:
         raise UnknownAdapter(name, list(adapters))

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from collections import Counter
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
+from typing import Iterator
 
 import click
 from rich.console import Console
@@ -14,14 +16,17 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
 import harness
-from harness.adapter import get_adapter, registered_adapters
+from harness.adapter import get_adapter, manifest_problems, registered_adapters
+from harness.check_driver import check_driver
 from harness.corpus import DEFAULT_CORPUS, Corpus, load_corpus
-from harness.errors import InvalidResults, UnknownAdapter
+from harness.errors import DriverFailed, EnvironmentFailed, InvalidResults, ManifestProblem, UnknownAdapter
+from harness.external import ExternalAdapter, probe_all
 from harness.reference import PROTOCOLS
 from harness.report import render_report
 from harness.results import ResultsWriter, read_results
 from harness.runner import DEFAULT_TIMEOUT, problem_records, run_fixtures
 from harness.sse import encode_chunk
+from harness.subprocess_adapter import DEFAULT_STARTUP_TIMEOUT, Hello, SubprocessAdapter
 from harness.verdict import PASSING, UNSCORED
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -33,6 +38,10 @@ out = Console(highlight=False, soft_wrap=True)
 
 corpus_option = click.option("--corpus", "corpus_dir", type=click.Path(file_okay=False, path_type=Path),
                              default=DEFAULT_CORPUS, show_default="the bundled corpus/", help="Corpus directory.")
+adapter_cmd_option = click.option("--adapter-cmd", metavar="COMMAND",
+                                  help="A driver command speaking the protocol (docs/PROTOCOL.md); its hello names it.")
+startup_timeout_option = click.option("--startup-timeout", type=float, default=DEFAULT_STARTUP_TIMEOUT,
+                                      show_default=True, help="Seconds a driver may take to answer `start`.")
 
 
 @click.group()
@@ -64,27 +73,57 @@ def lint(corpus_dir: Path) -> None:
 
 
 @main.command()
-@click.option("--adapter", "adapter_name", required=True, help="Adapter name (see `deltacheck adapters`).")
+@click.option("--adapter", "adapter_name", help="Adapter name (see `deltacheck adapters`).")
+@adapter_cmd_option
 @corpus_option
 @click.option("--protocol", "protocols", multiple=True, type=click.Choice(PROTOCOLS), help="Only these protocols.")
 @click.option("--fixture", "fixture_ids", multiple=True, metavar="ID", help="Only these fixture ids (repeatable).")
 @click.option("--results", "results_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Results file (JSON lines). Default: results/<adapter>.jsonl")
 @click.option("--timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True, help="Seconds per fixture.")
-def run(adapter_name: str, corpus_dir: Path, protocols: tuple[str, ...], fixture_ids: tuple[str, ...],
-        results_path: Path | None, timeout: float) -> None:
+@startup_timeout_option
+def run(adapter_name: str | None, adapter_cmd: str | None, corpus_dir: Path, protocols: tuple[str, ...],
+        fixture_ids: tuple[str, ...], results_path: Path | None, timeout: float, startup_timeout: float) -> None:
     """Run fixtures through one adapter and write one JSON line per fixture."""
+    if (adapter_name is None) == (adapter_cmd is None):
+        raise click.UsageError("give exactly one of --adapter NAME and --adapter-cmd COMMAND")
     corpus = load_corpus(corpus_dir)
-    try:
-        adapter = get_adapter(adapter_name)
-    except UnknownAdapter as exc:
-        raise click.UsageError(str(exc)) from None
     unknown = set(fixture_ids) - {f.id for f in corpus.fixtures} - {p.fixture_id for p in corpus.problems}
     if unknown:
         raise click.UsageError(f"no fixture with id {', '.join(sorted(unknown))} in {corpus_dir}")
-    counts = _run_one(adapter, corpus, set(protocols), set(fixture_ids), results_path, timeout)
+    try:
+        if adapter_cmd is not None:
+            adapter = SubprocessAdapter(_split_command(adapter_cmd), startup_timeout=startup_timeout)
+        else:
+            adapter = get_adapter(adapter_name)
+        with _started(adapter):
+            counts = _run_one(adapter, corpus, set(protocols), set(fixture_ids), results_path, timeout)
+    except UnknownAdapter as exc:
+        raise click.UsageError(str(exc)) from None
+    except (EnvironmentFailed, DriverFailed) as exc:
+        raise click.ClickException(str(exc)) from None
     failed = sum(v for k, v in counts.items() if k not in PASSING | UNSCORED)
     sys.exit(1 if failed else 0)
+
+
+def _split_command(command: str) -> list[str]:
+    words = shlex.split(command)
+    if not words:
+        raise click.UsageError(f"--adapter-cmd {command!r} names no program")
+    return words
+
+
+@contextmanager
+def _started(adapter) -> Iterator[None]:
+    """Start a subprocess adapter before anything is written (a bad driver is one clear error); stop it after."""
+    if not isinstance(adapter, SubprocessAdapter):
+        yield
+        return
+    adapter.start()
+    try:
+        yield
+    finally:
+        adapter.close()
 
 
 def _run_one(adapter, corpus: Corpus, protocols: set[str], ids: set[str], results_path: Path | None,
@@ -142,22 +181,48 @@ def _print_summary(name: str, by_protocol: dict[str, Counter[str]], results_path
 
 @main.command()
 @corpus_option
-@click.option("--adapter", "adapter_names", multiple=True, help="Only these adapters (default: every bundled one).")
+@click.option("--adapter", "adapter_names", multiple=True,
+              help="Only these adapters (default: every in-process and manifest adapter).")
 @click.option("--results-dir", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_RESULTS_DIR,
               show_default="results/")
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_REPORT, show_default="REPORT.md")
 @click.option("--timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True, help="Seconds per fixture.")
 def score(corpus_dir: Path, adapter_names: tuple[str, ...], results_dir: Path, output: Path, timeout: float) -> None:
-    """Run every bundled adapter over the corpus, then write REPORT.md."""
+    """Run every adapter over the corpus (building manifest adapters' environments first), then write REPORT.md.
+
+    An adapter whose environment or driver cannot start is reported and left out; the others still
+    run, and the exit status is 1.
+    """
     corpus = load_corpus(corpus_dir)
-    names = adapter_names or tuple(registered_adapters())
+    problems = _warn_manifest_problems()
+    registry = registered_adapters()
+    names = adapter_names or tuple(registry)
+    unknown = [name for name in names if name not in registry]
+    if unknown:
+        raise click.UsageError(str(UnknownAdapter(unknown[0], list(registry))))
+    ran, not_run = [], []
     for name in names:
         try:
-            adapter = get_adapter(name)
-        except UnknownAdapter as exc:
-            raise click.UsageError(str(exc)) from None
-        _run_one(adapter, corpus, set(), set(), results_dir / f"{name}.jsonl", timeout)
-    _write_report(sorted(results_dir / f"{n}.jsonl" for n in names), corpus, output)
+            adapter = registry[name]()
+            with _started(adapter):
+                _run_one(adapter, corpus, set(), set(), results_dir / f"{name}.jsonl", timeout)
+        except (EnvironmentFailed, DriverFailed) as exc:
+            err.print(f"[red]not run[/] {name}: {exc}", markup=True, highlight=False)
+            not_run.append(name)
+            continue
+        ran.append(name)
+    _write_report(sorted(results_dir / f"{n}.jsonl" for n in ran), corpus, output)
+    if not_run:
+        err.print(f"[red]{len(not_run)} adapter(s) not run:[/] {', '.join(not_run)}", markup=True, highlight=False)
+    if not_run or problems:
+        sys.exit(1)
+
+
+def _warn_manifest_problems() -> list[ManifestProblem]:
+    problems = manifest_problems()
+    for problem in problems:
+        err.print(f"[yellow]manifest problem[/] {problem}", markup=True, highlight=False)
+    return problems
 
 
 # -- report --------------------------------------------------------------------------------------
@@ -236,8 +301,25 @@ def explain(fixture_id: str, corpus_dir: Path) -> None:
 @click.option("--format", "fmt", type=click.Choice(["pretty", "json"]), default=None,
               help="Default: pretty on a terminal, json otherwise.")
 def adapters(fmt: str | None) -> None:
-    """List the adapters with their library, version, protocols and capabilities."""
-    described = [cls.describe() for cls in registered_adapters().values()]
+    """List the adapters with their library, version, protocols and capabilities.
+
+    Manifest adapters are described by their driver's hello when their environment exists
+    (`deltacheck envs` builds it); listing never builds one.
+    """
+    _warn_manifest_problems()
+    registry = registered_adapters()
+    external = [factory for factory in registry.values() if isinstance(factory, ExternalAdapter)]
+    hellos = dict(zip((e.name for e in external), probe_all(external)))
+    described = []
+    for name, factory in registry.items():
+        if not isinstance(factory, ExternalAdapter):
+            described.append(factory.describe())
+            continue
+        hello = hellos[name]
+        entry = factory.describe(hello if isinstance(hello, Hello) else None)
+        if isinstance(hello, DriverFailed):
+            entry["problem"] = hello.message
+        described.append(entry)
     if (fmt or ("pretty" if out.is_terminal else "json")) == "json":
         click.echo(json.dumps(described, indent=2))
         return
@@ -245,9 +327,66 @@ def adapters(fmt: str | None) -> None:
     for column in ("adapter", "library", "version", "protocols", "capabilities", "code path"):
         table.add_column(column, overflow="fold")
     for a in described:
-        table.add_row(a["name"], a["library"], a["version"], "\n".join(a["protocols"]), ", ".join(a["capabilities"]),
+        library = a["library"] or (f"driver failed: {a['problem']}" if a.get("problem")
+                                   else f"(env {a['env']}: run deltacheck envs)")
+        table.add_row(a["name"], library, a["version"] or "", "\n".join(a["protocols"]), ", ".join(a["capabilities"]),
                       a["code_path"])
     out.print(table)
+
+
+# -- envs ----------------------------------------------------------------------------------------
+
+
+@main.command()
+@click.option("--adapter", "adapter_names", multiple=True, help="Only these manifest adapters (default: all).")
+@click.option("--rebuild", is_flag=True, help="Rebuild even when the stamp says the environment is up to date.")
+def envs(adapter_names: tuple[str, ...], rebuild: bool) -> None:
+    """Create or update manifest adapters' environments (.venvs/<name>, or the manifest's `setup`)."""
+    problems = _warn_manifest_problems()
+    registry = registered_adapters()
+    external = {name: f for name, f in registry.items() if isinstance(f, ExternalAdapter)}
+    for name in adapter_names:
+        if name not in registry:
+            raise click.UsageError(str(UnknownAdapter(name, list(registry))))
+        if name not in external:
+            raise click.UsageError(f"{name!r} runs in-process; it has no environment of its own")
+    chosen = [external[name] for name in (adapter_names or external)]
+    done: set[str] = set()
+    failed = False
+    for adapter in chosen:
+        env_name = adapter.manifest.env_name
+        if env_name in done:
+            continue
+        done.add(env_name)
+        users = ", ".join(a.name for a in chosen if a.manifest.env_name == env_name)
+        try:
+            built = adapter.ensure_env(rebuild=rebuild)
+        except EnvironmentFailed as exc:
+            err.print(f"[red]failed[/] {exc}", markup=True, highlight=False)
+            failed = True
+            continue
+        click.echo(f"{env_name}: {'built' if built else 'up to date'} (used by {users})")
+    if failed or problems:
+        sys.exit(1)
+
+
+# -- check-driver --------------------------------------------------------------------------------
+
+
+@main.command("check-driver")
+@click.option("--adapter-cmd", metavar="COMMAND", required=True, help="The driver command to check.")
+@corpus_option
+@click.option("--timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True, help="Seconds per fixture.")
+@startup_timeout_option
+def check_driver_command(adapter_cmd: str, corpus_dir: Path, timeout: float, startup_timeout: float) -> None:
+    """Check that a program speaks the driver protocol: handshake, one result per protocol, clean stdout, clean stop."""
+    corpus = load_corpus(corpus_dir, check_reference=False)
+    passed = True
+    with SubprocessAdapter(_split_command(adapter_cmd), startup_timeout=startup_timeout) as adapter:
+        for check in check_driver(adapter, corpus, timeout):
+            passed &= check.passed
+            click.echo(f"{'PASS' if check.passed else 'FAIL'}  {check.name}" + (f": {check.detail}" if check.detail else ""))
+    sys.exit(0 if passed else 1)
 
 
 if __name__ == "__main__":

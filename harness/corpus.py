@@ -106,10 +106,21 @@ def schema_problems(validator: jsonschema.Validator, document: Any, prefix: str 
     for error in sorted(validator.iter_errors(document), key=lambda e: list(map(str, e.absolute_path))):
         best = error
         while best.validator in ("anyOf", "oneOf") and best.context:  # say which branch came closest
-            best = jsonschema.exceptions.best_match(best.context)
+            best = jsonschema.exceptions.best_match(_branch_for_type(best))
         pointer = prefix + "".join(f"/{p}" for p in best.absolute_path)
         out.append((pointer or "/", _shorten(best.message)))
     return out
+
+
+def _branch_for_type(error: jsonschema.ValidationError) -> list[jsonschema.ValidationError]:
+    """For a part that matches no branch, the errors of the branch its own `type` selects, if any."""
+    by_branch: dict[Any, list[jsonschema.ValidationError]] = {}
+    for sub in error.context:
+        by_branch.setdefault(sub.relative_schema_path[0], []).append(sub)
+    for errors in by_branch.values():
+        if not any(e.validator == "const" and list(e.relative_path) == ["type"] for e in errors):
+            return errors
+    return list(error.context)
 
 
 def load_corpus(root: Path | str = DEFAULT_CORPUS, check_reference: bool = True) -> Corpus:

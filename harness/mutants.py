@@ -363,3 +363,16 @@ MUTANTS: list[type[Mutant]] = [
 
 def mutants_by_name() -> dict[str, type[Mutant]]:
     return {m.name: m for m in MUTANTS}
+
+
+def run_mutants(corpus, timeout: float = 5.0):
+    """One record per mutant x fixture: was the mutant caught (any verdict but pass, n/a, skip)?"""
+    from harness.runner import run_fixtures  # the runner imports the verdict machinery; keep this module light
+
+    for mutant in MUTANTS:
+        fixtures = [f for f in corpus.fixtures if f.protocol in mutant.protocols]
+        for record in run_fixtures(mutant(), corpus, fixtures, timeout):
+            verdict = record.verdict
+            yield {"kind": "kill", "mutant": mutant.name, "fixture": verdict.fixture, "protocol": verdict.protocol,
+                   "killed": verdict.verdict in ("fail", "error", "crash", "timeout"), "verdict": verdict.verdict,
+                   "message": verdict.message.splitlines()[0] if verdict.message else ""}

@@ -6,6 +6,7 @@ from collections import Counter, defaultdict
 from typing import Any
 
 import harness
+from harness.adequacy_report import render_fuzz, render_mutation
 from harness.compare import AXES
 from harness.results import Results
 from harness.verdict import PASSING, UNSCORED
@@ -16,7 +17,9 @@ CELL = {"pass": "pass", "fail": "**FAIL**", "error": "**ERROR**", "crash": "**CR
         "n/a": "n/a", "skip": "skip"}
 
 
-def render_report(all_results: list[Results], corpus_version: str, contract_version: int) -> str:
+def render_report(all_results: list[Results], corpus_version: str, contract_version: int,
+                  mutation: tuple[dict[str, Any], list[dict[str, Any]]] | None = None,
+                  fuzz: list[tuple[dict[str, Any], list[dict[str, Any]]]] | None = None) -> str:
     # The reference first, as the baseline column; then the implementations by name.
     runs = sorted(all_results, key=lambda r: (r.adapter.get("name") != "reference", r.adapter.get("name", "")))
     out: list[str] = []
@@ -39,6 +42,10 @@ def render_report(all_results: list[Results], corpus_version: str, contract_vers
     _matrix_section(out, runs)
     _single_failures_section(out, runs)
     _fixture_bugs_section(out, runs)
+    if fuzz:
+        out.extend(render_fuzz(fuzz))
+    if mutation:
+        out.extend(render_mutation(*mutation))
     _details_section(out, runs, corpus_version)
     return "\n".join(out).rstrip() + "\n"
 

@@ -46,7 +46,7 @@ def test_each_kind_of_bad_file_is_named_and_the_rest_still_loads(tmp_path):
     assert ("openai-chat/no-title.json", "DC-0001", "/") in found
     assert ("openai-chat/bad-protocol.json", "DC-0002", "/protocol") in found
     assert ("openai-chat/bad-tag.json", "DC-0003", "/tags/1") in found
-    assert ("openai-chat/bad-chunk.json", "DC-0004", "/chunks/0") in found
+    assert ("openai-chat/bad-chunk.json", "DC-0004", "/chunks/0/choices/0") in found
     assert ("openai-chat/duplicate-too.json", "DC-D0P3", "/id") in found
     assert ("openai-chat/duplicate-again.json", "DC-D0P3", "/id") in found
     assert ("openai-chat/wrong-expected.json", "DC-0005", "/expected/choices/0/finish_reason") in found

@@ -1,0 +1,160 @@
+"""anthropic-python's Messages stream helper, driven end to end through the SDK's own HTTP client.
+
+Code path: `Anthropic().messages.stream(...)` (the `MessageStream` context manager), iterated to the
+end, then `get_final_message()`. The helper's `content_block_stop` events for `tool_use` and
+`server_tool_use` blocks (which carry the finished block) become `tool_call_done` events.
+
+How the bytes get in: anthropic 2.x refuses an `httpx.Client` (it is built on `httpx2`), so the client
+gets an `httpx2.Client` whose transport is `httpx2.MockTransport`. Its handler answers the request
+with a 200 `text/event-stream` response whose body is the fixture's SSE rendering (`request.sse`,
+byte for byte), handed over one SSE event per network chunk, so the index of the last chunk the SDK
+had pulled when it emitted an event is known (`after_chunk`). The SDK's own SSE decoder, `Stream`,
+event-name filtering (`ping`, `error`) and accumulator run unchanged. No network is used.
+
+Mapping (never repaired): the final message's content blocks in the SDK's order. `text` -> text with
+its `citations` as annotations; `thinking` -> reasoning (`signature` as the SDK holds it, the empty
+placeholder included); `redacted_thinking` -> redacted_reasoning; `tool_use` / `server_tool_use` ->
+tool calls (kind function / server) whose arguments are `json.dumps(input, ensure_ascii=False)` of
+the parsed input the SDK holds; every `*_tool_result` block -> server_tool_result with its `content`.
+`stop_reason` / `stop_sequence` -> finish_reason / finish_detail. Library objects (usage, citations,
+tool-result content) are written as the SDK's own `to_dict()` does (`exclude_unset=True`): what the
+stream set, without fields the SDK's types merely default to null.
+
+An `event: error` makes the SDK raise `APIStatusError` (status 200, the provider's error body); that
+exception is reported as the stream's error (`type`, `message` from the SDK's `type` /
+`api_message`) with no choices, since the helper exposes no final message then. Every other
+exception propagates. What it cannot express: nothing the Anthropic mapping asks for is missing. Note
+the SDK emits no completion event for a tool block the stream never stops (cut off): that is reported
+as it is (no event), not filled in.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import os
+from typing import Any, Iterator
+
+import anthropic
+import httpx2
+
+from harness.adapter import Adapter
+from harness.model import AssemblyRequest
+
+BASE_URL = "http://deltacheck.invalid"
+API_KEY = "sk-ant-deltacheck-dummy"
+MODEL = "claude-sonnet-4-6"
+TOOL_KINDS = {"tool_use": "function", "server_tool_use": "server"}
+
+
+def _manifest_name(default: str) -> str:
+    given = os.environ.get("DELTACHECK_ADAPTER_NAME", "")
+    return given if given.split("@", 1)[0] == default else default
+
+
+class _Replay:
+    """The fixture's SSE bytes, handed out one event per network chunk; counts what was pulled."""
+
+    def __init__(self, request: AssemblyRequest) -> None:
+        body = request.sse
+        pieces = [p + b"\n\n" for p in body.split(b"\n\n") if p]
+        if b"".join(pieces) != body:  # never serve anything but the exact bytes
+            pieces = [body]
+        self.pieces = pieces
+        self.n_chunks = len(request.chunks)
+        self.aligned = len(pieces) == self.n_chunks
+        self.pulled = 0
+
+    def stream(self) -> Iterator[bytes]:
+        for piece in self.pieces:
+            self.pulled += 1
+            yield piece
+
+    def after_chunk(self) -> int | None:
+        if not self.aligned or self.pulled == 0:
+            return None
+        return self.pulled - 1
+
+    def handler(self, request: httpx2.Request) -> httpx2.Response:
+        if request.method != "POST" or request.url.path != "/v1/messages":
+            return httpx2.Response(404, json={"type": "error", "error": {"type": "not_found_error", "message": "deltacheck"}})
+        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=self.stream())
+
+
+# How the SDK's objects are written: the SDK's own `to_dict()` form (`exclude_unset`), which holds what
+# the API sent and leaves out fields the SDK's types merely default to null.
+DUMP_OPTIONS: dict[str, Any] = {"exclude_unset": True}
+
+
+def _dump(model: Any) -> Any:
+    if model is None:
+        return None
+    if isinstance(model, list):
+        return [_dump(m) for m in model]
+    if hasattr(model, "model_dump"):
+        return model.model_dump(mode="json", **DUMP_OPTIONS)
+    return model
+
+
+def _arguments(value: Any) -> Any:
+    return value if isinstance(value, str) else json.dumps(_dump(value), ensure_ascii=False)
+
+
+class AnthropicMessagesAdapter(Adapter):
+    name = _manifest_name("anthropic-python")
+    library = "anthropic"
+    version = importlib.metadata.version("anthropic")
+    protocols = frozenset({"anthropic-messages"})
+    capabilities = frozenset({"reasoning", "reasoning_signature", "annotations", "server_tools", "finish_reason",
+                              "usage", "error", "events"})
+    code_path = ("anthropic.Anthropic().messages.stream(...) iterated to the end, then get_final_message(); the "
+                 "fixture's SSE bytes are served by httpx2.MockTransport through the httpx2.Client passed as http_client")
+
+    def assemble(self, request: AssemblyRequest) -> dict[str, Any]:
+        replay = _Replay(request)
+        events: list[dict[str, Any]] = []
+        http = httpx2.Client(transport=httpx2.MockTransport(replay.handler))
+        client = anthropic.Anthropic(api_key=API_KEY, base_url=BASE_URL, http_client=http, max_retries=0)
+        try:
+            with client.messages.stream(model=MODEL, max_tokens=1024,
+                                        messages=[{"role": "user", "content": "hi"}]) as stream:
+                for event in stream:
+                    if event.type == "content_block_stop":
+                        block = event.content_block
+                        if block.type in TOOL_KINDS:
+                            events.append({"type": "tool_call_done", "choice": 0, "id": block.id, "name": block.name,
+                                           "arguments": _arguments(block.input), "after_chunk": replay.after_chunk()})
+                message = stream.get_final_message()
+        except anthropic.APIStatusError as exc:
+            if exc.status_code != 200:  # not an error event inside the stream
+                raise
+            message_text = exc.api_message if isinstance(exc.api_message, str) else exc.message
+            return {"choices": [], "usage": None, "error": {"type": exc.type, "message": message_text}, "events": events}
+        finally:
+            client.close()
+            http.close()
+        parts = [part for block in message.content for part in self._parts(block)]
+        return {
+            "choices": [{"index": 0, "parts": parts, "finish_reason": message.stop_reason,
+                         "finish_detail": message.stop_sequence}],
+            "usage": _dump(message.usage),
+            "error": None,
+            "events": events,
+        }
+
+    @staticmethod
+    def _parts(block: Any) -> list[dict[str, Any]]:
+        kind = block.type
+        if kind == "text":
+            return [{"type": "text", "text": block.text, "annotations": _dump(block.citations) or []}]
+        if kind == "thinking":
+            return [{"type": "reasoning", "text": block.thinking, "summary": [], "signature": block.signature}]
+        if kind == "redacted_thinking":
+            return [{"type": "redacted_reasoning", "data": block.data}]
+        if kind in TOOL_KINDS:
+            return [{"type": "tool_call", "kind": TOOL_KINDS[kind], "id": block.id, "item_id": None,
+                     "name": block.name, "arguments": _arguments(block.input)}]
+        if kind.endswith("_tool_result"):
+            return [{"type": "server_tool_result", "block_type": kind, "tool_use_id": block.tool_use_id,
+                     "content": _dump(block.content)}]
+        return []

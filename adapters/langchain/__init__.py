@@ -1,0 +1,1 @@
+"""deltacheck adapters for LangChain chat models (langchain-openai, langchain-anthropic)."""

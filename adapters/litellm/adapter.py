@@ -1,0 +1,297 @@
+"""litellm adapters: `litellm.completion(..., stream=True)` + `litellm.stream_chunk_builder`, and
+`litellm.responses(..., stream=True)`.
+
+Code paths
+* litellm-openai: `litellm.completion(model="openai/...", api_base=<fake>, stream=True)`. litellm drives
+  the openai SDK, which it hands a legacy `httpx.Client`; respx intercepts that client and serves the
+  fixture's SSE bytes (`request.sse`, unchanged, delivered one SSE event per body piece), so the openai
+  SDK's SSE decoder and litellm's `CustomStreamWrapper` both run.
+  The chunks the wrapper yields are assembled with `litellm.stream_chunk_builder(chunks, messages)`.
+* litellm-anthropic: the same for `model="anthropic/..."`; litellm's own Anthropic handler (its
+  `HTTPHandler`, an httpx client intercepted by respx) parses the SSE and translates each event into an
+  OpenAI-style chunk, which `stream_chunk_builder` assembles.
+* litellm-responses: `litellm.responses(model="openai/...", stream=True)`, which for OpenAI forwards the
+  Responses stream through litellm's own HTTP handler (respx again) and yields typed events. litellm has
+  no Responses accumulator of its own: the only assembled object it hands the caller is the terminal
+  event's `response` (response.completed / .incomplete / .failed), so that is what is mapped. The typed
+  `response.output_item.done` events litellm yields for function_call / custom_tool_call items are
+  reported as `events`, with `after_chunk` = the number of SSE events the mock had handed out by then, - 1.
+
+What the result types cannot express (left out of `capabilities`, judged n/a)
+* Chat (`ModelResponse`): no text annotations for Chat (the contract defines none), no reasoning
+  signature, no item ids, no streaming events (litellm yields deltas only).
+* Anthropic through the OpenAI-shaped `ModelResponse`: usage is litellm's `Usage`
+  (prompt_tokens/completion_tokens...), not Anthropic's usage object, so usage is n/a; every other field is
+  mapped from what litellm put on the message, including where litellm merges or reorders blocks (one text
+  string for all text blocks; parts are emitted in the message's own field order: thinking_blocks, content,
+  refusal, tool_calls, function_call, then provider_specific_fields server_tool_calls, web_search_results,
+  tool_results). finish_reason is n/a: litellm exposes only its OpenAI-style translation (`end_turn` ->
+  `stop`, ...), not Anthropic's own stop_reason, and stop_sequence is not on its message at all.
+* Usage for Chat: `Usage.model_dump(exclude_none=True)` without litellm's `cost` key (a price from its
+  cost map, not a usage count). litellm fills in a token-count estimate when the stream carried no usage;
+  that estimate is reported as is.
+* Mid-stream errors: litellm raises its own exception (e.g. `MidStreamFallbackError`) whose message is
+  decorated and which carries no error type; it is left to propagate (the harness records `error`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from importlib.metadata import version as _dist_version
+from typing import Any
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # never fetch the price map over the network
+
+import httpx  # noqa: E402
+import litellm  # noqa: E402
+import respx  # noqa: E402
+
+from harness.adapter import Adapter  # noqa: E402
+from harness.model import AssemblyRequest  # noqa: E402
+
+litellm.suppress_debug_info = True  # litellm prints "Give Feedback" banners to stdout on errors
+
+FAKE_BASE = "https://deltacheck.invalid"
+DUMMY_KEY = "sk-deltacheck-dummy"
+MESSAGES = [{"role": "user", "content": "deltacheck replay"}]
+LITELLM_VERSION = _dist_version("litellm")
+
+
+class _Replay:
+    """Serves `request.sse` unchanged, one SSE event at a time, counting the events handed out so far.
+
+    Every event of `harness.sse.render_sse` ends with a blank line and its JSON has no raw newline, so
+    splitting after each `\\n\\n` yields exactly one piece per chunk (plus `[DONE]` for Chat).
+    """
+
+    def __init__(self, request: AssemblyRequest) -> None:
+        self.chunk_count = len(request.chunks)
+        body = request.sse
+        self.pieces = [piece + b"\n\n" for piece in body.split(b"\n\n")[:-1]]
+        rest = body[sum(len(p) for p in self.pieces):]
+        if rest:
+            self.pieces.append(rest)
+        self.served = 0
+
+    def _stream(self):
+        for piece in self.pieces:
+            self.served += 1
+            yield piece
+
+    @property
+    def last_chunk(self) -> int | None:
+        """0-based index of the last chunk handed to the library so far."""
+        served = min(self.served, self.chunk_count)
+        return served - 1 if served else None
+
+    def mock(self) -> respx.MockRouter:
+        router = respx.mock(assert_all_called=False, assert_all_mocked=True)
+        router.post(url__startswith=FAKE_BASE).mock(side_effect=lambda _request: httpx.Response(
+            200, headers={"content-type": "text/event-stream"}, content=self._stream()))
+        return router
+
+
+def _get(obj: Any, key: str) -> Any:
+    if obj is None:
+        return None
+    if isinstance(obj, dict):
+        return obj.get(key)
+    return getattr(obj, key, None)
+
+
+def _arguments(value: Any) -> str:
+    if value is None:
+        return ""  # the canonical field is text; litellm holding no arguments at all is the empty text
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _tool_call_part(call: Any, kind: str = "function") -> dict[str, Any]:
+    function = _get(call, "function")
+    return {"type": "tool_call", "kind": kind, "id": _get(call, "id"), "item_id": None,
+            "name": _get(function, "name"), "arguments": _arguments(_get(function, "arguments"))}
+
+
+def _message_parts(message: Any) -> list[dict[str, Any]]:
+    """The parts of one litellm `Message`, in the message's own field order."""
+    parts: list[dict[str, Any]] = []
+    thinking_blocks = _get(message, "thinking_blocks")
+    reasoning_content = _get(message, "reasoning_content")
+    if thinking_blocks:
+        for block in thinking_blocks:
+            if _get(block, "type") == "redacted_thinking":
+                parts.append({"type": "redacted_reasoning", "data": _get(block, "data")})
+            else:
+                parts.append({"type": "reasoning", "text": _get(block, "thinking") or "", "summary": [],
+                              "signature": _get(block, "signature")})
+    elif reasoning_content:
+        parts.append({"type": "reasoning", "text": reasoning_content, "summary": [], "signature": None})
+    content = _get(message, "content")
+    if content:  # None or "": litellm's OpenAI-shaped message for "no text"
+        provider_fields = _get(message, "provider_specific_fields") or {}
+        citations = provider_fields.get("citations") or []
+        annotations = [c for group in citations for c in (group if isinstance(group, list) else [group])]
+        parts.append({"type": "text", "text": content, "annotations": annotations})
+    refusal = _get(message, "refusal")
+    if refusal:
+        parts.append({"type": "refusal", "text": refusal})
+    for call in _get(message, "tool_calls") or []:
+        parts.append(_tool_call_part(call))
+    function_call = _get(message, "function_call")
+    if function_call is not None:
+        parts.append({"type": "tool_call", "kind": "function", "id": None, "item_id": None,
+                      "name": _get(function_call, "name"), "arguments": _arguments(_get(function_call, "arguments"))})
+    provider_fields = _get(message, "provider_specific_fields") or {}
+    for call in provider_fields.get("server_tool_calls") or []:
+        parts.append(_tool_call_part(call, kind="server"))
+    for key in ("web_search_results", "tool_results"):
+        for block in provider_fields.get(key) or []:
+            parts.append({"type": "server_tool_result", "block_type": _get(block, "type"),
+                          "tool_use_id": _get(block, "tool_use_id"), "content": _get(block, "content")})
+    return parts
+
+
+def _chat_usage(response: Any) -> dict[str, Any] | None:
+    usage = _get(response, "usage")
+    if usage is None:
+        return None
+    dumped = usage.model_dump(exclude_none=True)
+    dumped.pop("cost", None)
+    return dumped
+
+
+def _complete(model: str, request: AssemblyRequest) -> Any:
+    with _Replay(request).mock():
+        stream = litellm.completion(model=model, messages=MESSAGES, api_base=FAKE_BASE, api_key=DUMMY_KEY,
+                                    stream=True, max_retries=0)
+        chunks = list(stream)
+    return litellm.stream_chunk_builder(chunks, messages=MESSAGES)
+
+
+class _LitellmCompletion(Adapter):
+    model: str
+    with_usage: bool
+
+    def assemble(self, request: AssemblyRequest) -> dict[str, Any]:
+        built = _complete(self.model, request)
+        if built is None:  # stream_chunk_builder returns None when the wrapper yielded no chunk
+            return {"choices": [], "usage": None, "error": None}
+        choices = [{"index": _get(choice, "index"), "parts": _message_parts(_get(choice, "message")),
+                    "finish_reason": _get(choice, "finish_reason"), "finish_detail": None}
+                   for choice in built.choices]
+        return {"choices": choices, "usage": _chat_usage(built) if self.with_usage else None, "error": None}
+
+
+class LitellmOpenAIAdapter(_LitellmCompletion):
+    name = "litellm-openai"
+    library = "litellm"
+    version = LITELLM_VERSION
+    protocols = frozenset({"openai-chat"})
+    capabilities = frozenset({"refusal", "reasoning", "finish_reason", "usage", "error", "multiple_choices"})
+    code_path = ("litellm.completion(model='openai/...', stream=True) through the openai SDK over a respx-mocked "
+                 "httpx client serving the fixture SSE, then litellm.stream_chunk_builder(chunks)")
+    model = "openai/gpt-4o"
+    with_usage = True
+
+
+class LitellmAnthropicAdapter(_LitellmCompletion):
+    name = "litellm-anthropic"
+    library = "litellm"
+    version = LITELLM_VERSION
+    protocols = frozenset({"anthropic-messages"})
+    capabilities = frozenset({"reasoning", "reasoning_signature", "annotations", "server_tools", "error"})
+    code_path = ("litellm.completion(model='anthropic/...', stream=True) through litellm's Anthropic handler over a "
+                 "respx-mocked httpx client serving the fixture SSE, then litellm.stream_chunk_builder(chunks)")
+    model = "anthropic/claude-sonnet-4-5"
+    with_usage = False
+
+
+def _responses_parts(output: Any) -> list[dict[str, Any]]:
+    """The parts of a Responses `output` list, in output order."""
+    parts: list[dict[str, Any]] = []
+    for item in output or []:
+        kind = _get(item, "type")
+        if kind == "message":
+            for content in _get(item, "content") or []:
+                ctype = _get(content, "type")
+                if ctype == "output_text":
+                    annotations = [a.model_dump(exclude_none=True) if hasattr(a, "model_dump") else a
+                                   for a in _get(content, "annotations") or []]
+                    parts.append({"type": "text", "text": _get(content, "text"), "annotations": annotations})
+                elif ctype == "refusal":
+                    parts.append({"type": "refusal", "text": _get(content, "refusal")})
+        elif kind == "reasoning":
+            text = "".join(_get(c, "text") or "" for c in _get(item, "content") or []
+                           if _get(c, "type") == "reasoning_text")
+            summary = [_get(s, "text") for s in _get(item, "summary") or []]
+            parts.append({"type": "reasoning", "text": text, "summary": summary,
+                          "signature": _get(item, "encrypted_content")})
+        elif kind == "function_call":
+            parts.append({"type": "tool_call", "kind": "function", "id": _get(item, "call_id"),
+                          "item_id": _get(item, "id"), "name": _get(item, "name"),
+                          "arguments": _arguments(_get(item, "arguments"))})
+        elif kind == "custom_tool_call":
+            parts.append({"type": "tool_call", "kind": "custom", "id": _get(item, "call_id"),
+                          "item_id": _get(item, "id"), "name": _get(item, "name"),
+                          "arguments": _arguments(_get(item, "input"))})
+    return parts
+
+
+def _dump(value: Any) -> Any:
+    if value is None:
+        return None
+    if hasattr(value, "model_dump"):
+        return value.model_dump(exclude_none=True)
+    return value
+
+
+TERMINAL_EVENTS = {"response.completed", "response.incomplete", "response.failed"}
+
+
+class LitellmResponsesAdapter(Adapter):
+    name = "litellm-responses"
+    library = "litellm"
+    version = LITELLM_VERSION
+    protocols = frozenset({"openai-responses"})
+    capabilities = frozenset({"refusal", "reasoning", "reasoning_signature", "annotations", "item_id", "custom_tools",
+                              "finish_reason", "usage", "error", "events"})
+    code_path = ("litellm.responses(model='openai/...', stream=True) over a respx-mocked httpx client serving the "
+                 "fixture SSE; the terminal event's response (litellm has no Responses accumulator) is mapped")
+
+    def assemble(self, request: AssemblyRequest) -> dict[str, Any]:
+        terminal = None
+        events: list[dict[str, Any]] = []
+        replay = _Replay(request)
+        with replay.mock():
+            stream = litellm.responses(model="openai/gpt-4o", input="deltacheck replay", api_base=FAKE_BASE,
+                                       api_key=DUMMY_KEY, stream=True, max_retries=0)
+            for event in stream:
+                kind = _get(event, "type")
+                kind = getattr(kind, "value", kind)
+                if kind in TERMINAL_EVENTS:
+                    terminal = event
+                elif kind == "response.output_item.done":
+                    item = _get(event, "item")
+                    item_type = _get(item, "type")
+                    if item_type in ("function_call", "custom_tool_call"):
+                        raw = _get(item, "arguments") if item_type == "function_call" else _get(item, "input")
+                        events.append({"type": "tool_call_done", "choice": 0, "id": _get(item, "call_id"),
+                                       "name": _get(item, "name"), "arguments": _arguments(raw),
+                                       "after_chunk": replay.last_chunk})
+        if terminal is None:  # the stream ended without a terminal event: litellm handed over no response
+            return {"choices": [], "usage": None, "error": None, "events": events}
+        response = _get(terminal, "response")
+        details = _get(response, "incomplete_details")
+        error = _get(response, "error")
+        usage = _dump(_get(response, "usage"))
+        if isinstance(usage, dict):
+            usage = {k: v for k, v in usage.items() if k != "cost"}
+        return {
+            "choices": [{"index": 0, "parts": _responses_parts(_get(response, "output")),
+                         "finish_reason": _get(response, "status"), "finish_detail": _get(details, "reason")}],
+            "usage": usage,
+            "error": None if error is None else {"type": _get(error, "code"), "message": _get(error, "message")},
+            "events": events,
+        }

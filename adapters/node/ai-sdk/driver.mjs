@@ -1,0 +1,252 @@
+// deltacheck driver for the Vercel AI SDK (`ai` streamText with `@ai-sdk/openai` / `@ai-sdk/anthropic`).
+//
+// Modes:
+//   openai-chat       ai-sdk-openai-chat: streamText({model: createOpenAI(...).chat(id)})
+//   openai-responses  ai-sdk-openai-responses: streamText({model: createOpenAI(...).responses(id)})
+//   anthropic         ai-sdk-anthropic: streamText({model: createAnthropic(...)(id)})
+// The bytes get in through the provider's own fetch path: a custom `fetch` given to createOpenAI /
+// createAnthropic answers with the fixture's SSE text, so the provider's SSE parser and chunk
+// schemas run. The whole fullStream is consumed, then the final result is read.
+//
+// Request configuration: the SDK surfaces a tool call only for a declared tool, so every tool name
+// found in the chunks is declared before streaming (a function tool with the permissive schema
+// {type: "object"} and no execute function; a Responses custom tool call's name as
+// `openai.tools.customTool`). maxRetries is 0.
+//
+// Mapping (never repaired): Chat Completions has no part order on the wire, so that mode reads
+// `result.reasoning` / `result.text` / `result.toolCalls` in the canonical kind order; the other two
+// read `result.content` in the SDK's order. Tool-call input is the SDK's parsed value serialised with
+// JSON.stringify (an invalid call the SDK could not parse carries the raw text, passed as is).
+// finish_reason is `rawFinishReason` (the provider's value; the normalised `finishReason` is not
+// used), finish_detail is Anthropic's `providerMetadata.anthropic.stopSequence`; usage is
+// `usage.raw`. streamText does not throw: an `error` part whose error is the provider's error
+// (the error chunk/event object, or the APICallError carrying it when it came before any output)
+// becomes `error`; any other error part (the SDK rejecting a chunk, for example) is raised.
+//
+// What it cannot express (n/a):
+//   all modes: multiple choices, events.
+//   openai-chat: refusal (the provider streams refusal deltas as text), reasoning (no
+//     reasoning_content / reasoning handling), annotations.
+//   openai-responses: finish_reason (rawFinishReason is incomplete_details.reason, the status is
+//     not exposed), reasoning (summaries become untyped reasoning parts, reasoning_text is not kept
+//     apart), server tools (provider-executed calls are skipped).
+//   anthropic: annotations (citations become separate `source` parts), server tools (provider-
+//     executed calls and results are reshaped, block types lost).
+
+import { streamText, jsonSchema, tool, APICallError } from 'ai';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { serve, installedVersion } from '../common/driver.mjs';
+import {
+  FAKE_API_KEY, FAKE_BASE_URL, replayFetch, orNull, argumentsText,
+  textPart, reasoningPart, redactedPart, toolCallPart,
+} from '../common/replay.mjs';
+
+const VERSION = installedVersion(import.meta.url, 'ai');
+const PROVIDER_VERSION = {
+  openai: installedVersion(import.meta.url, '@ai-sdk/openai'),
+  anthropic: installedVersion(import.meta.url, '@ai-sdk/anthropic'),
+};
+
+// -- request configuration: the tool names in the stream ----------------------------------------
+
+function toolNames(protocol, chunks) {
+  const fn = new Set();
+  const custom = new Set();
+  const add = (set, name) => { if (typeof name === 'string' && name !== '') set.add(name); };
+  for (const chunk of chunks) {
+    if (!chunk || typeof chunk !== 'object') continue;
+    if (protocol === 'openai-chat') {
+      for (const choice of Array.isArray(chunk.choices) ? chunk.choices : []) {
+        const delta = choice?.delta ?? {};
+        for (const call of Array.isArray(delta.tool_calls) ? delta.tool_calls : []) add(fn, call?.function?.name);
+        add(fn, delta.function_call?.name);
+      }
+    } else if (protocol === 'openai-responses') {
+      const items = [chunk.item, ...(Array.isArray(chunk.response?.output) ? chunk.response.output : [])];
+      for (const item of items) {
+        if (item?.type === 'function_call') add(fn, item.name);
+        else if (item?.type === 'custom_tool_call') add(custom, item.name);
+      }
+    } else if (protocol === 'anthropic-messages') {
+      if (chunk.type === 'content_block_start' && chunk.content_block?.type === 'tool_use') add(fn, chunk.content_block.name);
+    }
+  }
+  for (const name of fn) custom.delete(name);
+  return { fn, custom };
+}
+
+function declareTools(provider, names) {
+  const tools = {};
+  for (const name of names.fn) tools[name] = tool({ inputSchema: jsonSchema({ type: 'object' }) });
+  for (const name of names.custom) tools[name] = provider.tools.customTool({ name });
+  return tools;
+}
+
+// -- errors --------------------------------------------------------------------------------------
+
+const asType = (value) => (value === undefined || value === null || value === '' ? null : String(value));
+
+/** The error type in a provider error frame the SDK attached to an APICallError. */
+function frameType(frame) {
+  if (!frame || typeof frame !== 'object') return null;
+  if (frame.type === 'response.failed') return asType(frame.response?.error?.code ?? frame.response?.error?.type);
+  if (frame.error && typeof frame.error === 'object') return asType(frame.error.type || frame.error.code);
+  if (frame.type === 'error') return asType(frame.code);  // Responses' flat error event
+  return asType(frame.type || frame.code);
+}
+
+/** {type, message} when an `error` stream part is the provider's own error; null otherwise. */
+function providerError(err) {
+  if (APICallError.isInstance(err)) {
+    // The replay always answers 200, so an APICallError is the provider's error frame, raised by the
+    // provider before any output. The frame is in `data` (OpenAI) or the JSON `responseBody`.
+    let frame = err.data;
+    if (frame === undefined && typeof err.responseBody === 'string') {
+      try { frame = JSON.parse(err.responseBody); } catch { frame = undefined; }
+    }
+    return { type: frameType(frame), message: err.message };
+  }
+  if (err && typeof err === 'object' && !(err instanceof Error) && typeof err.message === 'string') {
+    // The wire's error object (Chat, Anthropic), or the SDK's summary of a Responses error frame
+    // {message, type, code, data}, where type is 'response.failed' for a failed response.
+    const type = err.type === 'response.failed' ? err.code : (err.type || err.code);
+    return { type: asType(type), message: err.message };
+  }
+  return null;
+}
+
+// -- mapping -------------------------------------------------------------------------------------
+
+/** Custom tool input is text in the SDK; an invalid call it could not parse keeps the raw text. */
+function callArguments(call, textInput = false) {
+  if ((textInput || call.invalid) && typeof call.input === 'string') return call.input;
+  return argumentsText(call.input === undefined ? undefined : JSON.stringify(call.input));
+}
+
+async function chatChoice(result) {
+  const parts = [];
+  const text = await result.text;
+  if (text !== '') parts.push(textPart(text));
+  for (const call of await result.toolCalls) {
+    if (call.providerExecuted) continue;
+    parts.push(toolCallPart('function', orNull(call.toolCallId), null, orNull(call.toolName), callArguments(call)));
+  }
+  return { index: 0, parts, finish_reason: orNull(await result.rawFinishReason), finish_detail: null };
+}
+
+async function responsesChoice(result, names) {
+  const parts = [];
+  for (const part of await result.content) {
+    if (part.type === 'text') {
+      parts.push(textPart(part.text, part.providerMetadata?.openai?.annotations ?? []));
+    } else if (part.type === 'tool-call' && !part.providerExecuted) {
+      const kind = names.custom.has(part.toolName) ? 'custom' : 'function';
+      parts.push(toolCallPart(kind, orNull(part.toolCallId), orNull(part.providerMetadata?.openai?.itemId),
+        orNull(part.toolName), callArguments(part, kind === 'custom')));
+    }
+  }
+  return { index: 0, parts, finish_reason: null, finish_detail: null };
+}
+
+async function anthropicChoice(result) {
+  const parts = [];
+  for (const part of await result.content) {
+    if (part.type === 'text') {
+      parts.push(textPart(part.text));
+    } else if (part.type === 'reasoning') {
+      const meta = part.providerMetadata?.anthropic ?? {};
+      if (typeof meta.redactedData === 'string') parts.push(redactedPart(meta.redactedData));
+      else parts.push(reasoningPart(part.text, [], orNull(meta.signature)));
+    } else if (part.type === 'tool-call' && !part.providerExecuted) {
+      parts.push(toolCallPart('function', orNull(part.toolCallId), null, orNull(part.toolName), callArguments(part)));
+    }
+  }
+  const metadata = await result.providerMetadata;
+  return {
+    index: 0, parts, finish_reason: orNull(await result.rawFinishReason),
+    finish_detail: orNull(metadata?.anthropic?.stopSequence),
+  };
+}
+
+// -- running -------------------------------------------------------------------------------------
+
+async function run(mode, request) {
+  const fetch = replayFetch(request.sse);
+  let provider, model;
+  if (mode.family === 'openai') {
+    provider = createOpenAI({ apiKey: FAKE_API_KEY, baseURL: `${FAKE_BASE_URL}/v1`, fetch });
+    model = mode.api === 'chat' ? provider.chat('gpt-4o') : provider.responses('gpt-4o');
+  } else {
+    provider = createAnthropic({ apiKey: FAKE_API_KEY, baseURL: `${FAKE_BASE_URL}/v1`, fetch });
+    model = provider('claude-sonnet-4-5');
+  }
+  const names = toolNames(request.protocol, request.chunks);
+  const tools = declareTools(provider, names);
+  const result = streamText({
+    model, prompt: 'deltacheck', maxRetries: 0,
+    ...(Object.keys(tools).length ? { tools } : {}),
+    onError: () => {},  // error parts are read from fullStream below
+  });
+  const errors = [];
+  for await (const part of result.fullStream) {
+    if (part.type === 'error') errors.push(part.error);
+  }
+  const foreign = errors.find((e) => providerError(e) === null);
+  if (foreign !== undefined) {
+    throw foreign instanceof Error ? foreign : new Error(`streamText error part: ${JSON.stringify(foreign)}`);
+  }
+  const error = errors.length ? providerError(errors[0]) : null;
+  let choice, usage;
+  try {
+    choice = await mode.choice(result, names);
+    usage = orNull((await result.usage)?.raw);
+  } catch (err) {
+    if (error) return { choices: [], usage: null, error };  // the SDK built no step after the error
+    throw err;
+  }
+  return { choices: [choice], usage, error };
+}
+
+const MODES = {
+  'openai-chat': {
+    name: 'ai-sdk-openai-chat', family: 'openai', api: 'chat', protocols: ['openai-chat'],
+    capabilities: ['finish_reason', 'usage', 'error'],
+    choice: chatChoice,
+    code_path: 'ai streamText() with createOpenAI({fetch}).chat(model): the final result\'s text, toolCalls, '
+      + 'rawFinishReason and usage.raw, and the provider error from fullStream; the SSE bytes come from a '
+      + 'custom fetch, so the provider\'s own SSE parser runs',
+  },
+  'openai-responses': {
+    name: 'ai-sdk-openai-responses', family: 'openai', api: 'responses', protocols: ['openai-responses'],
+    capabilities: ['annotations', 'item_id', 'custom_tools', 'usage', 'error'],
+    choice: responsesChoice,
+    code_path: 'ai streamText() with createOpenAI({fetch}).responses(model): the final result\'s content '
+      + '(providerMetadata.openai itemId and annotations) and usage.raw, and the provider error from '
+      + 'fullStream; the SSE bytes come from a custom fetch, so the provider\'s own SSE parser runs',
+  },
+  anthropic: {
+    name: 'ai-sdk-anthropic', family: 'anthropic', protocols: ['anthropic-messages'],
+    capabilities: ['reasoning', 'reasoning_signature', 'finish_reason', 'usage', 'error'],
+    choice: anthropicChoice,
+    code_path: 'ai streamText() with createAnthropic({fetch})(model): the final result\'s content '
+      + '(providerMetadata.anthropic signature / redactedData), rawFinishReason, providerMetadata stopSequence '
+      + 'and usage.raw, and the provider error from fullStream; the SSE bytes come from a custom fetch, so '
+      + 'the provider\'s own SSE parser runs',
+  },
+};
+
+const mode = MODES[process.argv[2]];
+if (!mode) {
+  console.error(`usage: node driver.mjs ${Object.keys(MODES).join('|')}`);
+  process.exit(2);
+}
+serve({
+  name: process.env.DELTACHECK_ADAPTER_NAME || mode.name,
+  library: 'ai',
+  version: VERSION,
+  protocols: mode.protocols,
+  capabilities: mode.capabilities,
+  code_path: `${mode.code_path} (provider package @ai-sdk/${mode.family} ${PROVIDER_VERSION[mode.family]})`,
+  run: (request) => run(mode, request),
+});

@@ -1,0 +1,80 @@
+// Feeding a fixture to an SDK through its own HTTP + SSE code path, with no network, and the small
+// helpers every driver needs to write the canonical result (CONTRACT.md 3).
+
+export const FAKE_BASE_URL = 'http://deltacheck.invalid';
+export const FAKE_API_KEY = 'sk-deltacheck-dummy';
+
+/**
+ * A `fetch` for an SDK constructor: every call answers 200 with the request's SSE text as a
+ * `text/event-stream` body, delivered as a ReadableStream in `pieces` byte slices of equal size (so
+ * the slices may cut lines, events and multi-byte characters, as a network does).
+ * `calls` records what the SDK asked for (method and url), for diagnostics.
+ */
+export function replayFetch(sseText, { pieces = 4 } = {}) {
+  const bytes = new TextEncoder().encode(sseText);
+  const calls = [];
+  async function fetch(input, init = {}) {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input?.url;
+    calls.push({ method: init.method ?? input?.method ?? 'GET', url });
+    const size = Math.max(1, Math.ceil(bytes.length / pieces));
+    let offset = 0;
+    const body = new ReadableStream({
+      pull(controller) {
+        if (offset >= bytes.length) {
+          controller.close();
+          return;
+        }
+        controller.enqueue(bytes.slice(offset, offset + size));
+        offset += size;
+      },
+    });
+    return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+  }
+  fetch.calls = calls;
+  return fetch;
+}
+
+/**
+ * Finds which fixture chunk an object the SDK parsed from the stream is, by its JSON text, searching
+ * forward from the last chunk found (the SDK consumes chunks in order and may skip some). null when
+ * the object matches no later chunk (then the consumed position is unknown).
+ */
+export function chunkLocator(chunks) {
+  const texts = chunks.map((c) => JSON.stringify(c));
+  let next = 0;
+  let last = null;
+  const locate = (obj) => {
+    let text;
+    try { text = JSON.stringify(obj); } catch { return null; }
+    for (let i = next; i < texts.length; i++) {
+      if (texts[i] === text) {
+        next = i + 1;
+        last = i;
+        return i;
+      }
+    }
+    return null;
+  };
+  locate.last = () => last;
+  return locate;
+}
+
+/** Arguments as the canonical JSON text: text passes as is, a parsed value is serialised. */
+export function argumentsText(value) {
+  if (typeof value === 'string') return value;
+  const text = JSON.stringify(value);
+  if (typeof text !== 'string') throw new TypeError(`the library gave tool-call arguments that are not JSON: ${String(value)}`);
+  return text;
+}
+
+export const textPart = (text, annotations = []) => ({ type: 'text', text, annotations });
+export const refusalPart = (text) => ({ type: 'refusal', text });
+export const reasoningPart = (text, summary = [], signature = null) => ({ type: 'reasoning', text, summary, signature });
+export const redactedPart = (data) => ({ type: 'redacted_reasoning', data });
+export const toolCallPart = (kind, id, itemId, name, args) =>
+  ({ type: 'tool_call', kind, id, item_id: itemId, name, arguments: args });
+export const serverToolResultPart = (blockType, toolUseId, content) =>
+  ({ type: 'server_tool_result', block_type: blockType, tool_use_id: toolUseId, content });
+
+/** A JSON value for the result, undefined mapped to null (the result has no undefined). */
+export const orNull = (value) => (value === undefined ? null : value);

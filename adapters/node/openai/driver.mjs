@@ -1,0 +1,203 @@
+// deltacheck driver for openai-node (the `openai` npm package).
+//
+// Modes:
+//   chat       openai-node-chat: `client.chat.completions.stream(...)` (ChatCompletionStream), result
+//              from `finalChatCompletion()`, plus its `tool_calls.function.arguments.done` events.
+//   responses  openai-node-responses: `client.responses.stream(...)` (ResponseStream), result from
+//              `finalResponse()`.
+// The bytes get in through the client's own fetch path: a custom `fetch` given to the OpenAI
+// constructor answers with the fixture's SSE text, so the SDK's own SSE decoder and Stream run.
+//
+// What it cannot express:
+//   chat: annotations (chat text has none), item ids, custom and server tools, reasoning signatures.
+//     Reasoning is what the library leaves on the message as the unknown delta fields
+//     `reasoning_content` / `reasoning` (it copies unknown fields with Object.assign).
+//     The done event carries neither the choice nor the call id: the id is read from the stream's
+//     public `currentChatCompletionSnapshot` at the moment of the event, and the choice is the one the
+//     chunk being processed carries (or, when it carries several, the one whose call matches the
+//     event's index, name and arguments).
+//   responses: events (ResponseStream only re-emits the provider's own events), multiple choices,
+//     server tools. The final Response is mapped item by item.
+// An APIError the SDK raises for the provider's error chunk/event becomes `error` with no choices;
+// so does a flat Responses error event, which ResponseStream rejects with as is (it re-emits every
+// event under its own type, and 'error' is its error channel).
+
+import OpenAI from 'openai';
+import { serve, installedVersion } from '../common/driver.mjs';
+import {
+  FAKE_API_KEY, FAKE_BASE_URL, replayFetch, chunkLocator, orNull, argumentsText,
+  textPart, refusalPart, reasoningPart, toolCallPart,
+} from '../common/replay.mjs';
+
+const VERSION = installedVersion(import.meta.url, 'openai');
+const mode = process.argv[2];
+
+function client(sse) {
+  return new OpenAI({
+    apiKey: FAKE_API_KEY, baseURL: `${FAKE_BASE_URL}/v1`, fetch: replayFetch(sse), maxRetries: 0, timeout: 8000,
+  });
+}
+
+/** The provider's own error, as the SDK raised it from an error chunk or event (no HTTP status). */
+function providerError(err) {
+  if (err && typeof err === 'object' && !(err instanceof Error) && err.type === 'error' && typeof err.message === 'string') {
+    // A flat Responses `error` event: ResponseStream re-emits every event under its type, and an event
+    // named 'error' rejects the stream with the event object itself.
+    const type = (typeof err.code === 'string' && err.code) || null;
+    return { choices: [], usage: null, error: { type, message: err.message } };
+  }
+  if (!(err instanceof OpenAI.APIError) || err.status !== undefined || !err.error || typeof err.error !== 'object') {
+    return null;
+  }
+  const body = err.error;
+  const type = (typeof body.type === 'string' && body.type) || (typeof body.code === 'string' && body.code) || null;
+  const message = typeof body.message === 'string' ? body.message : err.message;
+  return { choices: [], usage: null, error: { type, message } };
+}
+
+// -- chat ----------------------------------------------------------------------------------------
+
+function chatChoice(choice) {
+  const message = choice.message ?? {};
+  const parts = [];
+  const reasoning = [];
+  for (const key of ['reasoning_content', 'reasoning']) {
+    const value = message[key];
+    if (typeof value === 'string' && value !== '' && !reasoning.includes(value)) reasoning.push(value);
+  }
+  for (const text of reasoning) parts.push(reasoningPart(text));
+  if (typeof message.content === 'string' && message.content !== '') parts.push(textPart(message.content));
+  if (typeof message.refusal === 'string' && message.refusal !== '') parts.push(refusalPart(message.refusal));
+  for (const call of message.tool_calls ?? []) {
+    if (call === undefined) continue;  // a hole in the library's sparse array is not a call
+    const fn = call.function ?? {};
+    parts.push(toolCallPart('function', orNull(call.id), null, orNull(fn.name), argumentsText(fn.arguments)));
+  }
+  if (message.function_call) {
+    parts.push(toolCallPart('function', null, null, orNull(message.function_call.name), argumentsText(message.function_call.arguments)));
+  }
+  return { index: choice.index, parts, finish_reason: orNull(choice.finish_reason), finish_detail: null };
+}
+
+async function runChat(request) {
+  const locate = chunkLocator(request.chunks);
+  const events = [];
+  let current = null;  // the chunk the library is processing: 'chunk' fires before its done events
+  const stream = client(request.sse).chat.completions.stream({
+    model: 'gpt-4o', messages: [{ role: 'user', content: 'deltacheck' }],
+  });
+  stream.on('chunk', (chunk) => {
+    current = { chunk, index: locate(chunk) };
+  });
+  stream.on('tool_calls.function.arguments.done', (event) => {
+    const snapshot = stream.currentChatCompletionSnapshot;
+    const carried = (current?.chunk?.choices ?? []).map((c) => c.index);
+    let choice = carried.length === 1 ? carried[0] : null;
+    if (choice === null) {
+      const matches = carried.filter((i) => {
+        const call = snapshot?.choices?.[i]?.message?.tool_calls?.[event.index];
+        return call && call.function?.name === event.name && call.function?.arguments === event.arguments;
+      });
+      choice = matches.length ? matches[0] : 0;
+    }
+    const call = snapshot?.choices?.[choice]?.message?.tool_calls?.[event.index];
+    events.push({
+      type: 'tool_call_done', choice, id: orNull(call?.id), name: orNull(event.name),
+      arguments: event.arguments, after_chunk: current ? current.index : null,
+    });
+  });
+  let completion;
+  try {
+    completion = await stream.finalChatCompletion();
+  } catch (err) {
+    const result = providerError(err);
+    if (result) return { ...result, events };
+    throw err;
+  }
+  const choices = completion.choices.filter((c) => c !== undefined).map(chatChoice);
+  choices.sort((a, b) => a.index - b.index);
+  return { choices, usage: orNull(completion.usage), error: null, events };
+}
+
+// -- responses -----------------------------------------------------------------------------------
+
+function responseParts(output) {
+  const parts = [];
+  for (const item of output ?? []) {
+    if (!item) continue;
+    if (item.type === 'message') {
+      for (const content of item.content ?? []) {
+        if (content?.type === 'output_text') parts.push(textPart(content.text, content.annotations ?? []));
+        else if (content?.type === 'refusal') parts.push(refusalPart(content.refusal));
+      }
+    } else if (item.type === 'reasoning') {
+      const text = (item.content ?? []).filter((c) => c?.type === 'reasoning_text').map((c) => c.text).join('');
+      const summary = (item.summary ?? []).map((s) => s?.text);
+      parts.push(reasoningPart(text, summary, orNull(item.encrypted_content)));
+    } else if (item.type === 'function_call') {
+      parts.push(toolCallPart('function', orNull(item.call_id), orNull(item.id), orNull(item.name), argumentsText(item.arguments)));
+    } else if (item.type === 'custom_tool_call') {
+      parts.push(toolCallPart('custom', orNull(item.call_id), orNull(item.id), orNull(item.name), argumentsText(item.input)));
+    }
+  }
+  return parts;
+}
+
+async function runResponses(request) {
+  const stream = client(request.sse).responses.stream({ model: 'gpt-4o', input: 'deltacheck' });
+  let response;
+  try {
+    response = await stream.finalResponse();
+  } catch (err) {
+    const result = providerError(err);
+    if (result) return result;
+    throw err;
+  }
+  const failure = response.error;
+  const error = failure && typeof failure === 'object'
+    ? { type: (failure.type || failure.code) ?? null, message: String(failure.message ?? '') }
+    : null;
+  return {
+    choices: [{
+      index: 0,
+      parts: responseParts(response.output),
+      finish_reason: orNull(response.status),
+      finish_detail: orNull(response.incomplete_details?.reason),
+    }],
+    usage: orNull(response.usage),
+    error,
+  };
+}
+
+const MODES = {
+  chat: {
+    name: 'openai-node-chat',
+    protocols: ['openai-chat'],
+    capabilities: ['refusal', 'reasoning', 'finish_reason', 'usage', 'error', 'multiple_choices', 'events'],
+    code_path: 'openai-node client.chat.completions.stream() (ChatCompletionStream) -> finalChatCompletion(), '
+      + 'with its tool_calls.function.arguments.done events; the SSE bytes come from a custom fetch '
+      + 'given to the client, so the SDK\'s own SSE parser runs',
+    run: runChat,
+  },
+  responses: {
+    name: 'openai-node-responses',
+    protocols: ['openai-responses'],
+    capabilities: ['refusal', 'reasoning', 'reasoning_signature', 'annotations', 'item_id', 'custom_tools',
+      'finish_reason', 'usage', 'error'],
+    code_path: 'openai-node client.responses.stream() (ResponseStream) -> finalResponse(); the SSE bytes '
+      + 'come from a custom fetch given to the client, so the SDK\'s own SSE parser runs',
+    run: runResponses,
+  },
+};
+
+const impl = MODES[mode];
+if (!impl) {
+  console.error(`usage: node driver.mjs ${Object.keys(MODES).join('|')}`);
+  process.exit(2);
+}
+serve({
+  ...impl,
+  name: process.env.DELTACHECK_ADAPTER_NAME || impl.name,
+  library: 'openai',
+  version: VERSION,
+});

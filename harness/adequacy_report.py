@@ -1,0 +1,99 @@
+"""The REPORT.md sections about the corpus's own strength: mutation kill matrix, fuzzing per adapter."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from harness.errors import InvalidResults
+
+
+def read_jsonl(path: Path | str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """(header, records) of a mutants or fuzz results file."""
+    header: dict[str, Any] | None = None
+    records = []
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except ValueError as exc:
+                raise InvalidResults(str(path), number, f"not JSON: {exc}") from None
+            if obj.get("kind") == "header":
+                header = obj
+            elif header is None:
+                raise InvalidResults(str(path), number, "a record before the header")
+            elif obj.get("kind") != "footer":
+                records.append(obj)
+    if header is None:
+        raise InvalidResults(str(path), 1, "empty file (no header)")
+    return header, records
+
+
+def render_mutation(header: dict[str, Any], records: list[dict[str, Any]]) -> list[str]:
+    mutants = header["mutants"]
+    killers: dict[str, list[str]] = defaultdict(list)
+    for record in records:
+        if record["killed"]:
+            killers[record["mutant"]].append(record["fixture"])
+    killed = [m for m in mutants if killers[m["name"]]]
+    out = ["## Mutation adequacy\n",
+           "Deliberately broken accumulators, one per known bug class (`harness/mutants.py`); a fixture kills a "
+           "mutant when the mutant does not pass it. A mutant no fixture kills means a fixture is missing.\n",
+           f"Kill rate: **{len(killed)} / {len(mutants)}** mutants killed.\n",
+           "| # | mutant | bug class | models | killed by |", "|---|---|---|---|---|"]
+    for number, mutant in enumerate(mutants, 1):
+        ids = sorted(killers[mutant["name"]])
+        shown = ", ".join(ids[:8]) + (f" and {len(ids) - 8} more" if len(ids) > 8 else "")
+        out.append(f"| M{number} | {mutant['name']} | {mutant['bug']} | {mutant.get('models') or '–'} | "
+                   f"{len(ids)}: {shown or '**none**'} |")
+    out += ["", "Kill matrix (fixtures that kill at least one mutant; `x` = killed):\n"]
+    columns = [f"M{n}" for n in range(1, len(mutants) + 1)]
+    out.append("| fixture | " + " | ".join(columns) + " |")
+    out.append("|---|" + "---|" * len(columns))
+    matrix: dict[str, set[str]] = defaultdict(set)
+    for record in records:
+        if record["killed"]:
+            matrix[record["fixture"]].add(record["mutant"])
+    for fixture in sorted(matrix):
+        out.append(f"| {fixture} | " + " | ".join("x" if m["name"] in matrix[fixture] else "" for m in mutants) + " |")
+    out.append("")
+    return out
+
+
+def render_fuzz(runs: list[tuple[dict[str, Any], list[dict[str, Any]]]]) -> list[str]:
+    out = ["## Fuzzing\n",
+           "Per adapter and protocol: re-chunking invariance (other valid streams of each passing fixture's "
+           "message, `harness/rechunk.py`) and robustness (damaged streams, `harness/robustness.py`: a crash, "
+           "hang or non-canonical result fails; raising an error is fine). Derandomized; examples are the "
+           "number of streams tried.\n",
+           "| adapter | protocol | mode | fixtures fuzzed | survived | failed | examples | not fuzzed |",
+           "|---|---|---|---|---|---|---|---|"]
+    failures = []
+    for header, records in sorted(runs, key=lambda run: (run[0]["adapter"]["name"] != "reference", run[0]["adapter"]["name"])):
+        name = header["adapter"]["name"]
+        groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+        for record in records:
+            groups[(record["protocol"], record["mode"])].append(record)
+        for (protocol, mode), group in sorted(groups.items()):
+            counts = {s: sum(1 for r in group if r["status"] == s) for s in ("survived", "failed", "not fuzzed")}
+            examples = sum(r["examples"] for r in group)
+            out.append(f"| {name} | {protocol} | {mode} | {counts['survived'] + counts['failed']} | {counts['survived']} | "
+                       f"{counts['failed']} | {examples} | {counts['not fuzzed']} |")
+            failures += [(name, r) for r in group if r["status"] == "failed"]
+    out.append("")
+    if failures:
+        out.append("Shrunk counterexamples:\n")
+        for name, record in failures:
+            out.append(f"- **{name}**, {record['mode']}, from {record['fixture']} ({', '.join(record.get('edits', []))}): "
+                       f"{_cell(record.get('message', ''))}")
+        out.append("")
+    return out
+
+
+def _cell(text: str, limit: int = 300) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

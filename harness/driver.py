@@ -1,0 +1,122 @@
+"""The generic Python driver: serves one in-process Adapter over the driver protocol (docs/PROTOCOL.md).
+
+    python -m harness.driver adapters.reference:ReferenceAdapter
+
+It runs inside an adapter's own virtualenv, where click, rich and jsonschema may be absent, so it
+imports only the standard library and the light harness modules (harness.adapter, harness.model,
+harness.sse, harness.protocol). Exit status: 0 after `stop` or end of input, 1 when the adapter
+cannot be loaded, 2 when the harness sends something this driver does not understand.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import inspect
+import json
+import os
+import sys
+import traceback
+from typing import Any, BinaryIO
+
+from harness.adapter import Adapter
+from harness.protocol import IMPLEMENTATION_FIELDS, PROTOCOL_VERSION, encode_line, request_from_wire, start_reply
+
+LANGUAGE = "python"
+
+
+class ProtocolMisuse(Exception):
+    """The harness sent a line this driver cannot act on."""
+
+
+def load_adapter_class(entry: str) -> type[Adapter]:
+    """`package.module:ClassName` -> the Adapter subclass."""
+    module_name, sep, class_name = entry.partition(":")
+    if not sep or not module_name or not class_name:
+        raise ValueError(f"adapter entry {entry!r} is not `package.module:ClassName`")
+    cls = getattr(importlib.import_module(module_name), class_name, None)
+    if not (isinstance(cls, type) and issubclass(cls, Adapter)):
+        raise TypeError(f"{entry!r} names {cls!r}, not a subclass of harness.adapter.Adapter")
+    return cls
+
+
+def claim_stdout() -> BinaryIO:
+    """Keep the real stdout for protocol lines; anything else written to fd 1, even from C, lands on stderr."""
+    sys.stdout.flush()
+    protocol_out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return protocol_out
+
+
+def implementation(adapter_class: type[Adapter]) -> dict[str, Any]:
+    described = adapter_class.describe()
+    return {key: described[key] for key in IMPLEMENTATION_FIELDS if key in described} | {"language": LANGUAGE}
+
+
+def run_one(adapter: Adapter, message: dict[str, Any]) -> dict[str, Any]:
+    """One run request -> its reply; the implementation's exception becomes `errored`, as in-process."""
+    seq = message["seq"]
+    try:
+        value = adapter.assemble(request_from_wire(message["request"]))
+        if inspect.isawaitable(value):
+            value = asyncio.run(_awaited(value))  # a fresh loop per request, like harness.runner
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # SystemExit from a library is its failure, not the driver's exit
+        return {"seq": seq, "errored": {"message": f"{type(exc).__name__}: {exc}",
+                                        "traceback": traceback.format_exc(limit=-8)}}
+    return {"seq": seq, "result": value}
+
+
+async def _awaited(awaitable: Any) -> Any:
+    return await awaitable
+
+
+def serve(adapter_class: type[Adapter], stdin: BinaryIO, stdout: BinaryIO) -> int:
+    adapter: Adapter | None = None
+    for raw in iter(stdin.readline, b""):
+        try:
+            message = json.loads(raw)
+        except ValueError:
+            raise ProtocolMisuse(f"not a JSON line: {raw[:300]!r}") from None
+        command = message.get("cmd") if isinstance(message, dict) else None
+        if command == "start":
+            if message.get("version") != PROTOCOL_VERSION:
+                raise ProtocolMisuse(f"the harness speaks protocol version {message.get('version')!r}; "
+                                     f"this driver speaks {PROTOCOL_VERSION}")
+            adapter = adapter_class()
+            reply = start_reply(implementation(adapter_class))
+        elif command == "run":
+            if adapter is None:
+                raise ProtocolMisuse("`run` before `start`")
+            reply = run_one(adapter, message)
+        elif command == "stop":
+            return 0
+        else:
+            raise ProtocolMisuse(f"unknown command {command!r} in {raw[:300]!r}")
+        stdout.write(encode_line(reply))
+        stdout.flush()
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
+        print("usage: python -m harness.driver package.module:AdapterClass", file=sys.stderr)
+        return 2
+    protocol_out = claim_stdout()
+    try:
+        adapter_class = load_adapter_class(argv[0])
+    except Exception:
+        traceback.print_exc()
+        print(f"deltacheck driver: cannot load adapter {argv[0]!r}", file=sys.stderr)
+        return 1
+    try:
+        return serve(adapter_class, sys.stdin.buffer, protocol_out)
+    except ProtocolMisuse as exc:
+        print(f"deltacheck driver: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,117 @@
+"""The environment each manifest adapter runs in, and the command that starts its driver.
+
+python: one virtualenv per (folder, requirements file) under `.venvs/<env name>`, with the pinned
+requirements installed by pip. node: the manifest's `setup` command (npm ci) run in its folder.
+Either is redone only when the stamp file (a hash of what it was built from) no longer matches,
+and rebuilt from scratch then, so an upgraded pin never leaves stale packages behind.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+from harness.errors import EnvironmentFailed
+from harness.manifests import ADAPTERS_DIR, REPO_ROOT, Manifest
+
+ENVS_DIR = REPO_ROOT / ".venvs"
+STAMP_FILE = "deltacheck.stamp"
+OUTPUT_TAIL = 3000
+
+# (command, cwd) -> (exit status, combined output); replaced in tests.
+Runner = Callable[[Sequence[str], Path], tuple[int, str]]
+
+
+def run_command(command: Sequence[str], cwd: Path) -> tuple[int, str]:
+    try:
+        done = subprocess.run(list(command), cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, errors="replace")
+    except OSError as exc:
+        return 127, str(exc)
+    return done.returncode, done.stdout
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How to start one manifest adapter's driver."""
+
+    command: tuple[str, ...]
+    cwd: str
+    env: dict[str, str]
+
+
+def env_dir(manifest: Manifest, envs_dir: Path = ENVS_DIR) -> Path:
+    return envs_dir / manifest.env_name
+
+
+def wanted_stamp(manifest: Manifest) -> str:
+    """A hash of everything the environment is built from."""
+    digest = hashlib.sha256()
+    if manifest.language == "python":
+        digest.update(f"python {sys.version_info.major}.{sys.version_info.minor}\n".encode())
+        digest.update((manifest.folder / manifest.requirements).read_bytes())
+    else:
+        digest.update(json.dumps(list(manifest.setup)).encode())
+        lock = manifest.folder / "package-lock.json"
+        digest.update(lock.read_bytes() if lock.is_file() else b"no package-lock.json")
+    return digest.hexdigest()
+
+
+def env_state(manifest: Manifest, envs_dir: Path = ENVS_DIR) -> str:
+    """`ready`, `missing` or `stale` (built from other requirements); never builds anything."""
+    if manifest.language == "node" and not manifest.setup:
+        return "ready"
+    stamp = env_dir(manifest, envs_dir) / STAMP_FILE
+    if not stamp.is_file():
+        return "missing"
+    return "ready" if stamp.read_text(encoding="utf-8").strip() == wanted_stamp(manifest) else "stale"
+
+
+def ensure_env(manifest: Manifest, *, envs_dir: Path = ENVS_DIR, rebuild: bool = False,
+               log: Callable[[str], None] = lambda line: print(line, file=sys.stderr),
+               run: Runner = run_command) -> bool:
+    """Build the environment unless its stamp matches; True when it built. EnvironmentFailed quotes the output."""
+    if manifest.language == "node" and not manifest.setup:
+        return False
+    envs_dir.mkdir(parents=True, exist_ok=True)
+    with (envs_dir / f"{manifest.env_name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # two runs building the same env at once would corrupt it
+        if not rebuild and env_state(manifest, envs_dir) == "ready":
+            return False
+        target = env_dir(manifest, envs_dir)
+        shutil.rmtree(target, ignore_errors=True)
+        if manifest.language == "python":
+            steps = [[sys.executable, "-m", "venv", str(target)],
+                     [str(target / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check",
+                      "--no-input", "-r", str(manifest.folder / manifest.requirements)]]
+        else:
+            steps = [list(manifest.setup)]
+        for command in steps:
+            log(f"{manifest.env_name}: {' '.join(command)}")
+            status, output = run(command, manifest.folder)
+            if status != 0:
+                raise EnvironmentFailed(manifest.env_name, command, output[-OUTPUT_TAIL:].rstrip())
+        target.mkdir(parents=True, exist_ok=True)
+        (target / STAMP_FILE).write_text(wanted_stamp(manifest) + "\n", encoding="utf-8")
+        return True
+
+
+def launch(manifest: Manifest, *, envs_dir: Path = ENVS_DIR, adapters_dir: Path = ADAPTERS_DIR) -> Launch:
+    """The driver command and environment; the manifest name travels in DELTACHECK_ADAPTER_NAME."""
+    env = {**os.environ, "DELTACHECK_ADAPTER_NAME": manifest.name}
+    if manifest.language == "node":
+        return Launch(manifest.command, str(manifest.folder), env)
+    # Only the harness and the adapters on the path: nothing from the harness's own environment leaks in.
+    roots = dict.fromkeys([str(adapters_dir.parent), str(REPO_ROOT)])
+    env["PYTHONPATH"] = os.pathsep.join(roots)
+    env.pop("PYTHONHOME", None)
+    python = env_dir(manifest, envs_dir) / "bin" / "python"
+    return Launch((str(python), "-m", "harness.driver", manifest.entry), str(adapters_dir.parent), env)

@@ -1,0 +1,116 @@
+"""Adapter manifests: which out-of-process adapters exist, and how each one is run.
+
+`adapters/<folder>/manifest.json` and `adapters/node/<folder>/manifest.json` each list the adapters
+of one folder (schema: harness/schemas/manifest.schema.json). Reading them never imports an
+adapter. A bad manifest, or a bad entry in one, is a ManifestProblem naming the file and the field;
+everything else still loads.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import jsonschema
+
+from harness.errors import ManifestProblem
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+ADAPTERS_DIR = REPO_ROOT / "adapters"
+MANIFEST_GLOBS = ("*/manifest.json", "node/*/manifest.json")
+SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "manifest.schema.json"
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """One adapter entry of one manifest file."""
+
+    name: str
+    language: str
+    path: Path  # the manifest file; its folder is where relative paths start
+    position: int = 0  # the entry's index in the file, for messages
+    entry: str | None = None  # python
+    requirements: str | None = None  # python
+    command: tuple[str, ...] = ()  # node
+    setup: tuple[str, ...] = ()  # node
+
+    @property
+    def folder(self) -> Path:
+        return self.path.parent
+
+    @property
+    def env_name(self) -> str:
+        """One environment per (folder, requirements file): `openai`, `openai-2`, `node-ai-sdk`."""
+        base = f"node-{self.folder.name}" if self.language == "node" else self.folder.name
+        if self.requirements and self.requirements != "requirements.txt":
+            base += "-" + self.requirements.removeprefix("requirements-").removesuffix(".txt")
+        return base
+
+
+@dataclass(frozen=True)
+class Manifests:
+    adapters: tuple[Manifest, ...]
+    problems: tuple[ManifestProblem, ...]
+
+
+@lru_cache(maxsize=1)
+def _validator() -> jsonschema.Validator:
+    return jsonschema.Draft202012Validator(json.loads(SCHEMA_PATH.read_text(encoding="utf-8")))
+
+
+def load_manifests(adapters_dir: Path = ADAPTERS_DIR) -> Manifests:
+    adapters: list[Manifest] = []
+    problems: list[ManifestProblem] = []
+    seen: dict[str, str] = {}
+    for path in sorted(p for pattern in MANIFEST_GLOBS for p in adapters_dir.glob(pattern)):
+        label = relative_label(path, adapters_dir)
+        for item in _read(path, label, problems):
+            if item.name in seen:
+                problems.append(ManifestProblem(label, f"/{item.position}/name",
+                                                f"adapter name {item.name!r} is also declared in {seen[item.name]}"))
+                continue
+            seen[item.name] = label
+            adapters.append(item)
+    return Manifests(tuple(adapters), tuple(problems))
+
+
+def _read(path: Path, label: str, problems: list[ManifestProblem]) -> list[Manifest]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        problems.append(ManifestProblem(label, "/", f"unreadable: {exc}"))
+        return []
+    except json.JSONDecodeError as exc:
+        problems.append(ManifestProblem(label, "/", f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"))
+        return []
+    bad_entries: set[int] = set()
+    for error in _validator().iter_errors(data):
+        where = list(error.absolute_path)
+        problems.append(ManifestProblem(label, "".join(f"/{p}" for p in where) or "/", error.message))
+        if where:
+            bad_entries.add(where[0])
+        else:
+            return []  # the file as a whole is wrong (not a list, empty)
+    out = []
+    for position, entry in enumerate(data):
+        if position in bad_entries:
+            continue
+        item = Manifest(name=entry["name"], language=entry["language"], path=path, position=position, entry=entry.get("entry"),
+                        requirements=entry.get("requirements"), command=tuple(entry.get("command", ())),
+                        setup=tuple(entry.get("setup", ())))
+        if item.requirements and not (item.folder / item.requirements).is_file():
+            problems.append(ManifestProblem(label, f"/{position}/requirements",
+                                            f"{item.requirements!r} does not exist in {item.folder}"))
+            continue
+        out.append(item)
+    return out
+
+
+def relative_label(path: Path, adapters_dir: Path = ADAPTERS_DIR) -> str:
+    """The manifest path as messages show it: relative to the repository."""
+    try:
+        return str(path.relative_to(adapters_dir.parent))
+    except ValueError:
+        return str(path)

@@ -1,0 +1,7 @@
+"""Never answers `start`."""
+
+import sys
+import time
+
+sys.stdin.readline()
+time.sleep(3600)
