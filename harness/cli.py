@@ -17,7 +17,9 @@ from rich.table import Table
 
 import harness
 from harness.adapter import get_adapter, manifest_problems, registered_adapters
+from harness.adequacy_report import read_jsonl
 from harness.check_driver import check_driver
+from harness.cli_adequacy import fuzz, mutants, run_fuzz, summarize_fuzz, write_fuzz_results, write_mutation_results
 from harness.corpus import DEFAULT_CORPUS, Corpus, load_corpus
 from harness.errors import DriverFailed, EnvironmentFailed, InvalidResults, ManifestProblem, UnknownAdapter
 from harness.external import ExternalAdapter, probe_all
@@ -187,7 +189,10 @@ def _print_summary(name: str, by_protocol: dict[str, Counter[str]], results_path
               show_default="results/")
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_REPORT, show_default="REPORT.md")
 @click.option("--timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True, help="Seconds per fixture.")
-def score(corpus_dir: Path, adapter_names: tuple[str, ...], results_dir: Path, output: Path, timeout: float) -> None:
+@click.option("--examples", type=int, default=10, show_default=True,
+              help="Fuzz examples per fixture and mode for each adapter (0: no fuzzing).")
+def score(corpus_dir: Path, adapter_names: tuple[str, ...], results_dir: Path, output: Path, timeout: float,
+          examples: int) -> None:
     """Run every adapter over the corpus (building manifest adapters' environments first), then write REPORT.md.
 
     An adapter whose environment or driver cannot start is reported and left out; the others still
@@ -206,12 +211,19 @@ def score(corpus_dir: Path, adapter_names: tuple[str, ...], results_dir: Path, o
             adapter = registry[name]()
             with _started(adapter):
                 _run_one(adapter, corpus, set(), set(), results_dir / f"{name}.jsonl", timeout)
+                if examples:
+                    findings = run_fuzz(adapter, corpus, corpus.fixtures, examples, timeout, robustness=True)
+                    write_fuzz_results(results_dir / f"fuzz-{name}.jsonl", adapter, corpus, findings, examples)
+                    summarize_fuzz(name, findings)
         except (EnvironmentFailed, DriverFailed) as exc:
             err.print(f"[red]not run[/] {name}: {exc}", markup=True, highlight=False)
             not_run.append(name)
             continue
         ran.append(name)
-    _write_report(sorted(results_dir / f"{n}.jsonl" for n in ran), corpus, output)
+    write_mutation_results(results_dir / "mutants.jsonl", corpus, timeout=5.0)
+    fuzz_files = [results_dir / f"fuzz-{n}.jsonl" for n in ran] if examples else []
+    _write_report(sorted(results_dir / f"{n}.jsonl" for n in ran), corpus, output,
+                  mutation_file=results_dir / "mutants.jsonl", fuzz_files=fuzz_files)
     if not_run:
         err.print(f"[red]{len(not_run)} adapter(s) not run:[/] {', '.join(not_run)}", markup=True, highlight=False)
     if not_run or problems:
@@ -234,18 +246,28 @@ def _warn_manifest_problems() -> list[ManifestProblem]:
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_REPORT, show_default="REPORT.md")
 def report(results_files: tuple[Path, ...], corpus_dir: Path, output: Path) -> None:
     """Write REPORT.md from results files (default: every results/*.jsonl)."""
-    files = list(results_files) or sorted(DEFAULT_RESULTS_DIR.glob("*.jsonl"))
+    files = list(results_files) or sorted(p for p in DEFAULT_RESULTS_DIR.glob("*.jsonl") if _is_adapter_results(p))
     if not files:
         raise click.UsageError(f"no results files given and none in {DEFAULT_RESULTS_DIR}; run `deltacheck run` first")
-    _write_report(files, load_corpus(corpus_dir, check_reference=False), output)
+    mutation = DEFAULT_RESULTS_DIR / "mutants.jsonl"
+    fuzz_files = sorted(DEFAULT_RESULTS_DIR / f"fuzz-{path.stem}.jsonl" for path in files)
+    _write_report(files, load_corpus(corpus_dir, check_reference=False), output, mutation_file=mutation,
+                  fuzz_files=[f for f in fuzz_files if f.exists()])
 
 
-def _write_report(files: list[Path], corpus: Corpus, output: Path) -> None:
+def _is_adapter_results(path: Path) -> bool:
+    return not path.name.startswith("fuzz-") and path.name != "mutants.jsonl"
+
+
+def _write_report(files: list[Path], corpus: Corpus, output: Path, mutation_file: Path | None = None,
+                  fuzz_files: list[Path] = ()) -> None:
     try:
         results = [read_results(path) for path in files]
+        mutation = read_jsonl(mutation_file) if mutation_file is not None and mutation_file.exists() else None
+        fuzz = [read_jsonl(path) for path in fuzz_files]
     except InvalidResults as exc:
         raise click.ClickException(str(exc)) from None
-    output.write_text(render_report(results, corpus.version, harness.CONTRACT_VERSION), encoding="utf-8")
+    output.write_text(render_report(results, corpus.version, harness.CONTRACT_VERSION, mutation, fuzz), encoding="utf-8")
     err.print(f"wrote {output} from {len(results)} results file(s)")
 
 
@@ -387,6 +409,10 @@ def check_driver_command(adapter_cmd: str, corpus_dir: Path, timeout: float, sta
             passed &= check.passed
             click.echo(f"{'PASS' if check.passed else 'FAIL'}  {check.name}" + (f": {check.detail}" if check.detail else ""))
     sys.exit(0 if passed else 1)
+
+
+main.add_command(fuzz)
+main.add_command(mutants)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,8 @@ cannot be loaded, 2 when the harness sends something this driver does not unders
 from __future__ import annotations
 
 import asyncio
+import random
+import uuid
 import importlib
 import inspect
 import json
@@ -57,8 +59,10 @@ def implementation(adapter_class: type[Adapter]) -> dict[str, Any]:
 def run_one(adapter: Adapter, message: dict[str, Any]) -> dict[str, Any]:
     """One run request -> its reply; the implementation's exception becomes `errored`, as in-process."""
     seq = message["seq"]
+    request = request_from_wire(message["request"])
+    seed_randomness(request.fixture_id)
     try:
-        value = adapter.assemble(request_from_wire(message["request"]))
+        value = adapter.assemble(request)
         if inspect.isawaitable(value):
             value = asyncio.run(_awaited(value))  # a fresh loop per request, like harness.runner
     except KeyboardInterrupt:
@@ -67,6 +71,16 @@ def run_one(adapter: Adapter, message: dict[str, Any]) -> dict[str, Any]:
         return {"seq": seq, "errored": {"message": f"{type(exc).__name__}: {exc}",
                                         "traceback": traceback.format_exc(limit=-8)}}
     return {"seq": seq, "result": value}
+
+
+def seed_randomness(fixture_id: str) -> None:
+    """Make what a library invents (ids from uuid4 or random) the same on every run of a fixture.
+
+    The library still invents it; the report just stays reproducible byte for byte.
+    """
+    generator = random.Random(f"deltacheck:{fixture_id}")
+    random.seed(f"deltacheck:{fixture_id}")
+    uuid.uuid4 = lambda: uuid.UUID(int=generator.getrandbits(128), version=4)
 
 
 async def _awaited(awaitable: Any) -> Any:

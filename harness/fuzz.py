@@ -68,8 +68,9 @@ def _verdict(adapter, corpus: Corpus, fixture: Fixture, chunks: list[Any], timeo
         reference = assemble(fixture.protocol, chunks) if "events" in adapter.capabilities else None
     except AssemblyError:
         reference = None
+    lacking = frozenset(corpus.required_capabilities(fixture) - set(adapter.capabilities))
     return judge(variant, outcome, frozenset(adapter.capabilities), result_validator(corpus.root), reference,
-                 fast_result_check(corpus.root))
+                 fast_result_check(corpus.root), lacking)
 
 
 def fuzz_invariance(adapter, corpus: Corpus, fixture: Fixture, examples: int, timeout: float) -> FixtureFuzz:
@@ -132,7 +133,7 @@ def fuzz_adapter(adapter, corpus: Corpus, fixtures: list[Fixture], examples: int
                  robustness: bool = True, progress: Callable[[FixtureFuzz], None] | None = None) -> list[FixtureFuzz]:
     results = []
     for fixture in fixtures:
-        if fixture.protocol not in adapter.protocols or corpus.required_capabilities(fixture) - set(adapter.capabilities):
+        if fixture.protocol not in adapter.protocols:
             continue
         modes = [fuzz_invariance] + ([fuzz_robustness] if robustness else [])
         for mode in modes:

@@ -103,17 +103,12 @@ def run_fixtures(adapter: Adapter, corpus: Corpus, fixtures: Iterable[Fixture],
             verdict = Verdict(fixture.id, fixture.protocol, "skip", f"{adapter.name} does not speak {fixture.protocol}")
             yield RunRecord(verdict=verdict, duration_ms=0.0, **base)
             continue
-        missing = sorted(corpus.required_capabilities(fixture) - capabilities)
-        if missing:
-            verdict = Verdict(fixture.id, fixture.protocol, "n/a",
-                              f"{adapter.name} cannot express {', '.join(missing)}", na=missing)
-            yield RunRecord(verdict=verdict, duration_ms=0.0, **base)
-            continue
+        lacking = frozenset(corpus.required_capabilities(fixture) - capabilities)
         started = time.perf_counter()
         outcome = run_request(fixture.request(), timeout)
         elapsed = (time.perf_counter() - started) * 1000
         reference = corpus.reference_outcome(fixture) if "events" in capabilities else None
-        verdict = judge(fixture, outcome, capabilities, validator, reference, fast_check)
+        verdict = judge(fixture, outcome, capabilities, validator, reference, fast_check, lacking)
         yield RunRecord(verdict=verdict, duration_ms=elapsed, **base)
 
 

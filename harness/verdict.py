@@ -14,7 +14,7 @@ from harness.reference import ReferenceOutcome
 VERDICTS = ("pass", "fail", "error", "crash", "timeout", "n/a", "skip")
 PASSING = {"pass"}
 UNSCORED = {"n/a", "skip"}
-STRIPPABLE = frozenset({"usage", "error", "finish_reason", "refusal", "reasoning", "server_tools", "custom_tools",
+STRIPPABLE = frozenset({"usage", "error", "finish_reason", "finish_detail", "refusal", "reasoning", "server_tools", "custom_tools",
                         "reasoning_signature", "annotations", "item_id", "multiple_choices"})
 
 
@@ -109,10 +109,11 @@ def strip_unsupported(result: dict[str, Any], capabilities: frozenset[str]) -> t
         del result["usage"]; removed.append("usage")
     if "error" not in capabilities and "error" in result:
         del result["error"]; removed.append("error")
-    if "finish_reason" not in capabilities:
-        for choice in result.get("choices", []):
-            choice.pop("finish_reason", None); choice.pop("finish_detail", None)
-        removed.append("finish_reason")
+    for key in ("finish_reason", "finish_detail"):
+        if key not in capabilities:
+            for choice in result.get("choices", []):
+                choice.pop(key, None)
+            removed.append(key)
     if "refusal" not in capabilities:
         drop_parts("refusal", lambda p: isinstance(p, dict) and p.get("type") == "refusal")
     if "reasoning" not in capabilities:
@@ -143,7 +144,7 @@ def exercised_axes(expected: dict[str, Any], capabilities: frozenset[str]) -> li
         axes += ["identity", "arguments"]
     if any(len(c.get("parts", [])) > 1 for c in expected.get("choices", [])) or len(expected.get("choices", [])) > 1:
         axes.append("ordering")
-    if capabilities & {"finish_reason", "usage", "error"}:
+    if capabilities & {"finish_reason", "finish_detail", "usage", "error"}:
         axes.append("finish")
     if "events" in capabilities and any(p["type"] == "tool_call" for p in parts):
         axes.append("events")
@@ -154,7 +155,23 @@ def exercised_axes(expected: dict[str, Any], capabilities: frozenset[str]) -> li
 
 
 def judge(fixture: Fixture, outcome: Outcome, capabilities: frozenset[str], result_validator,
-          reference: ReferenceOutcome | None = None, fast_check=None) -> Verdict:
+          reference: ReferenceOutcome | None = None, fast_check=None, lacking: frozenset[str] = frozenset()) -> Verdict:
+    """`lacking`: capabilities the fixture is about (its tags' `requires`) that the adapter does not have.
+
+    The adapter still runs: what it can express is compared, so a bug there still fails. Only a
+    result that would pass is n/a instead, since the subject itself could not be judged.
+    """
+    verdict = _judge(fixture, outcome, capabilities, result_validator, reference, fast_check)
+    if lacking and verdict.verdict == "pass":
+        verdict.verdict = "n/a"
+        verdict.message = (f"cannot express {', '.join(sorted(lacking))}, which this fixture is about; "
+                           "what it can express matches")
+        verdict.axes = {}
+    return verdict
+
+
+def _judge(fixture: Fixture, outcome: Outcome, capabilities: frozenset[str], result_validator,
+           reference: ReferenceOutcome | None, fast_check) -> Verdict:
     if isinstance(outcome, Skipped):  # unscored, so no axes
         return Verdict(fixture.id, fixture.protocol, "skip", outcome.reason)
     verdict = Verdict(fixture.id, fixture.protocol, "error")
@@ -197,11 +214,11 @@ def judge(fixture: Fixture, outcome: Outcome, capabilities: frozenset[str], resu
     seen, verdict.na = strip_unsupported(observed, capabilities)
     candidates = [("expected", fixture.expected)] + [
         (f"acceptable/{i}: {a['description']}", a["result"]) for i, a in enumerate(fixture.acceptable)]
-    event_divergences = _judge_events(fixture, observed, capabilities, reference)
     best: tuple[str, dict[str, Any], list[Divergence]] | None = None
     for label, candidate in candidates:
         want, _ = strip_unsupported(candidate, capabilities)
-        divergences = compare(want, seen) + event_divergences
+        # events are judged against the same outcome as the result (an acceptable "{}" completes as "{}")
+        divergences = compare(want, seen) + _judge_events(fixture, observed, capabilities, reference, candidate)
         if best is None or len(divergences) < len(best[2]):
             best = (label, want, divergences)
         if not divergences:
@@ -243,11 +260,11 @@ def _passed(verdict: Verdict, fixture: Fixture, capabilities: frozenset[str]) ->
 
 
 def _judge_events(fixture: Fixture, observed: dict[str, Any], capabilities: frozenset[str],
-                  reference: ReferenceOutcome | None) -> list[Divergence]:
+                  reference: ReferenceOutcome | None, outcome: dict[str, Any] | None = None) -> list[Divergence]:
     """CONTRACT.md 3.4: each call completes once, fully, with its own identity, after its last fragment."""
     if "events" not in capabilities or reference is None:
         return []
-    calls = [(c["index"], position, p) for c in fixture.expected["choices"]
+    calls = [(c["index"], position, p) for c in (outcome or fixture.expected)["choices"]
              for position, p in enumerate(c["parts"]) if p["type"] == "tool_call"]
     events = observed.get("events")
     if events is None:

@@ -50,7 +50,8 @@ class DropsLastPart(_Miniature):
     def assemble(self, request):
         result = copy.deepcopy(assemble(request.protocol, request.chunks).result)
         if result["choices"] and result["choices"][0]["parts"]:
-            result["choices"][0]["parts"].pop()
+            lost = result["choices"][0]["parts"].pop()
+            result["events"] = [e for e in result["events"] if (e["id"], e["name"]) != (lost.get("id"), lost.get("name"))]
         return result
 
 

@@ -45,7 +45,7 @@ def test_a_dropped_call_fails_with_the_first_divergence_and_a_diff(tmp_path):
     tools = verdicts["DC-T00K"]
     assert tools.verdict == "fail"
     assert tools.first_divergence == "/choices/0/parts/1: expected tool_call 'call_b' (lookup), missing"
-    assert tools.axes == {"identity": False, "arguments": True, "ordering": True, "finish": True, "events": True}
+    assert tools.axes == {"identity": False, "arguments": True, "ordering": True, "finish": True, "events": False}
     assert "call_b" in tools.diff
 
 
@@ -118,3 +118,29 @@ def test_events_are_judged_even_when_the_result_equals_the_expected(tmp_path):
     assert verdicts["DC-T3ST"].verdict == "pass"  # no tool calls, no events to judge
     assert verdicts["DC-T00K"].verdict == "fail" and verdicts["DC-T00K"].axes["events"] is False
     assert "before its last fragment" in verdicts["DC-T00K"].message
+
+
+def test_a_bug_in_what_the_adapter_can_express_still_fails_when_the_subject_is_na(tmp_path):
+    class MergesChoices(miniatures.TextOnly):
+        """Cannot express choice 1, and folds its text into choice 0 (a real pattern)."""
+        name = "miniature-merges-choices"
+
+        def assemble(self, request):
+            result = super().assemble(request)
+            texts = [p["text"] for c in result["choices"] for p in c["parts"]]
+            result["choices"] = [{**result["choices"][0], "parts": [{"type": "text", "text": "".join(texts), "annotations": []}]}]
+            return result
+
+    two = fixture(TEXT_FIXTURE, id="DC-TW02", tags=["text", "multiple-choices"])
+    two["chunks"] = [
+        {"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": "Red"}, "finish_reason": "stop"}]},
+        {"object": "chat.completion.chunk", "choices": [{"index": 1, "delta": {"content": "Blue"}, "finish_reason": "stop"}]},
+    ]
+    two["expected"] = {"choices": [
+        {"index": i, "parts": [{"type": "text", "text": t, "annotations": []}], "finish_reason": "stop", "finish_detail": None}
+        for i, t in ((0, "Red"), (1, "Blue"))], "usage": None, "error": None}
+    corpus = load_corpus(make_corpus(tmp_path, {"openai-chat/two.json": two, "openai-chat/text.json": TEXT_FIXTURE}))
+    verdicts = {v.fixture: v for v in run(MergesChoices(), corpus)}
+    assert verdicts["DC-TW02"].verdict == "fail"  # choice 0 reads "RedBlue": visible even though choice 1 is n/a
+    assert verdicts["DC-T3ST"].verdict == "pass"
+    assert {v.verdict for v in run(miniatures.TextOnly(), corpus)} == {"n/a", "pass"}

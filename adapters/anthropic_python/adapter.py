@@ -105,7 +105,7 @@ class AnthropicMessagesAdapter(Adapter):
     library = "anthropic"
     version = importlib.metadata.version("anthropic")
     protocols = frozenset({"anthropic-messages"})
-    capabilities = frozenset({"reasoning", "reasoning_signature", "annotations", "server_tools", "finish_reason",
+    capabilities = frozenset({"finish_detail", "reasoning", "reasoning_signature", "annotations", "server_tools", "finish_reason",
                               "usage", "error", "events"})
     code_path = ("anthropic.Anthropic().messages.stream(...) iterated to the end, then get_final_message(); the "
                  "fixture's SSE bytes are served by httpx2.MockTransport through the httpx2.Client passed as http_client")

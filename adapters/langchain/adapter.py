@@ -209,7 +209,7 @@ class LangChainOpenAIResponses(_LangChainAdapter):
     library = "langchain-openai"
     version = _dist_version("langchain-openai")
     protocols = frozenset({"openai-responses"})
-    capabilities = frozenset({"refusal", "reasoning", "reasoning_signature", "annotations", "item_id",
+    capabilities = frozenset({"finish_detail", "refusal", "reasoning", "reasoning_signature", "annotations", "item_id",
                               "custom_tools", "finish_reason", "error"})
     code_path = ("langchain_openai.ChatOpenAI(use_responses_api=True, http_client=httpx2.Client(transport="
                  "MockTransport)).stream(), the yielded AIMessageChunks summed with +; the fixture SSE goes through "
@@ -266,7 +266,7 @@ class LangChainAnthropic(_LangChainAdapter):
     library = "langchain-anthropic"
     version = _dist_version("langchain-anthropic")
     protocols = frozenset({"anthropic-messages"})
-    capabilities = frozenset({"reasoning", "reasoning_signature", "annotations", "server_tools",
+    capabilities = frozenset({"finish_detail", "reasoning", "reasoning_signature", "annotations", "server_tools",
                               "finish_reason", "error"})
     code_path = ("langchain_anthropic.ChatAnthropic(...).bind_tools([...]).stream(), the yielded AIMessageChunks "
                  "summed with +; its SDK client is an anthropic.Client over httpx2.MockTransport so anthropic-python's "

@@ -255,7 +255,7 @@ class LitellmResponsesAdapter(Adapter):
     library = "litellm"
     version = LITELLM_VERSION
     protocols = frozenset({"openai-responses"})
-    capabilities = frozenset({"refusal", "reasoning", "reasoning_signature", "annotations", "item_id", "custom_tools",
+    capabilities = frozenset({"finish_detail", "refusal", "reasoning", "reasoning_signature", "annotations", "item_id", "custom_tools",
                               "finish_reason", "usage", "error", "events"})
     code_path = ("litellm.responses(model='openai/...', stream=True) over a respx-mocked httpx client serving the "
                  "fixture SSE; the terminal event's response (litellm has no Responses accumulator) is mapped")

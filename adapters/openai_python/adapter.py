@@ -239,7 +239,7 @@ class OpenAIChatAdapter(_Base):
 class OpenAIResponsesAdapter(_Base):
     name = _manifest_name("openai-python-responses")
     protocols = frozenset({"openai-responses"})
-    capabilities = frozenset({"refusal", "reasoning", "reasoning_signature", "annotations", "item_id", "custom_tools",
+    capabilities = frozenset({"finish_detail", "refusal", "reasoning", "reasoning_signature", "annotations", "item_id", "custom_tools",
                               "finish_reason", "usage", "error", "events"})
     code_path = ("openai.OpenAI().responses.stream(...) iterated to the end, then get_final_response(); "
                  "the fixture's SSE bytes are served by respx to the httpx.Client passed as http_client")

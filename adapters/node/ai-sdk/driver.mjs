@@ -227,7 +227,7 @@ const MODES = {
   },
   anthropic: {
     name: 'ai-sdk-anthropic', family: 'anthropic', protocols: ['anthropic-messages'],
-    capabilities: ['reasoning', 'reasoning_signature', 'finish_reason', 'usage', 'error'],
+    capabilities: ['finish_detail', 'reasoning', 'reasoning_signature', 'finish_reason', 'usage', 'error'],
     choice: anthropicChoice,
     code_path: 'ai streamText() with createAnthropic({fetch})(model): the final result\'s content '
       + '(providerMetadata.anthropic signature / redactedData), rawFinishReason, providerMetadata stopSequence '

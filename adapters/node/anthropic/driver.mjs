@@ -96,7 +96,7 @@ serve({
   library: '@anthropic-ai/sdk',
   version: VERSION,
   protocols: ['anthropic-messages'],
-  capabilities: ['reasoning', 'reasoning_signature', 'annotations', 'server_tools', 'finish_reason', 'usage',
+  capabilities: ['finish_detail', 'reasoning', 'reasoning_signature', 'annotations', 'server_tools', 'finish_reason', 'usage',
     'error', 'events'],
   code_path: '@anthropic-ai/sdk client.messages.stream() (MessageStream) -> finalMessage(), with its contentBlock '
     + 'events for tool_use blocks; the SSE bytes come from a custom fetch given to the client, so the SDK\'s own '

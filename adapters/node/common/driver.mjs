@@ -53,6 +53,32 @@ function describeError(err) {
   return { message: `non-Error thrown: ${text}`, traceback: '' };
 }
 
+// What a library invents (ids from crypto.randomUUID, Math.random, getRandomValues) is seeded per
+// fixture, so the report stays reproducible byte for byte; the library still invents it.
+function seedRandomness(fixtureId) {
+  let state = 2166136261;
+  for (const ch of `deltacheck:${fixtureId}`) state = Math.imul(state ^ ch.charCodeAt(0), 16777619) >>> 0;
+  const next = () => {  // mulberry32
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  Math.random = next;
+  globalThis.crypto.getRandomValues = (array) => {
+    for (let i = 0; i < array.length; i++) array[i] = Math.floor(next() * 2 ** (8 * (array.BYTES_PER_ELEMENT ?? 1)));
+    return array;
+  };
+  globalThis.crypto.randomUUID = () => {
+    const hex = Array.from({ length: 32 }, () => Math.floor(next() * 16).toString(16));
+    hex[12] = '4';
+    hex[16] = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16);
+    const h = hex.join('');
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  };
+}
+
 export async function serve(impl) {
   const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
   for await (const raw of rl) {
@@ -86,6 +112,7 @@ export async function serve(impl) {
         reply = { seq, skipped: { reason: `${impl.name} does not speak ${request.protocol}` } };
       } else {
         try {
+          seedRandomness(request.fixture ?? '');
           const result = await impl.run(request);
           reply = result && result[SKIP] ? { seq, skipped: { reason: result.reason } } : { seq, result };
         } catch (err) {

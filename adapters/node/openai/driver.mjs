@@ -182,7 +182,7 @@ const MODES = {
   responses: {
     name: 'openai-node-responses',
     protocols: ['openai-responses'],
-    capabilities: ['refusal', 'reasoning', 'reasoning_signature', 'annotations', 'item_id', 'custom_tools',
+    capabilities: ['finish_detail', 'refusal', 'reasoning', 'reasoning_signature', 'annotations', 'item_id', 'custom_tools',
       'finish_reason', 'usage', 'error'],
     code_path: 'openai-node client.responses.stream() (ResponseStream) -> finalResponse(); the SSE bytes '
       + 'come from a custom fetch given to the client, so the SDK\'s own SSE parser runs',

@@ -1,0 +1,174 @@
+"""haystack-ai's OpenAI chat generators, run with a `streaming_callback`; the result is the final ChatMessage.
+
+Code path: `OpenAIChatGenerator` (Chat Completions) and `OpenAIResponsesChatGenerator` (Responses), each
+built with `http_client_kwargs={"transport": httpx.MockTransport(...)}` -- haystack's own way to configure
+the HTTP client it hands the openai SDK -- and `.run(messages, streaming_callback=...)`. The transport
+answers the one request with the fixture's SSE bytes (`request.sse`, one event per network chunk), so
+the openai SDK's SSE parser and haystack's own chunk conversion and assembly
+(`_convert_streaming_chunks_to_chat_message`) run end to end. The adapter maps `replies` (one
+ChatMessage per choice, its `meta["index"]`) in the order of the message's `_content`.
+
+Mapping (the library's result, nothing more):
+- `TextContent` -> text (haystack keeps no annotations; annotations are n/a).
+- `ReasoningContent` -> reasoning: `text` = `reasoning_text` (haystack's one reasoning text: for
+  Responses it concatenates summary and raw reasoning deltas of every reasoning item), `summary` = []
+  (haystack keeps no summaries apart), `signature` = `extra["encrypted_content"]` (Responses: where
+  haystack keeps the item's encrypted content to send it back).
+- `ToolCall` -> tool_call kind function. Chat: `id` = `ToolCall.id` (haystack's "" when it saw none),
+  Responses: `id` = `extra["call_id"]`, `item_id` = `ToolCall.id` (haystack keys Responses calls by item id
+  and keeps the call_id in `extra`). `arguments` = json.dumps of haystack's parsed `arguments` dict
+  (haystack drops a call whose arguments are not valid JSON, with a warning).
+- Chat: finish_reason = `meta["finish_reason"]`, haystack's FinishReason (the provider's value, except
+  `function_call` -> `tool_calls`; the last one of the stream); usage = `meta["usage"]` (haystack's
+  model_dump of the SDK's usage object).
+  Responses: haystack's `meta` is the terminal response's dict (without `output`): finish_reason =
+  `meta["status"]`, finish_detail = `meta["incomplete_details"]["reason"]`, usage = `meta["usage"]`,
+  error = `meta["error"]` (`code` -> `type`), as haystack keeps them; its normalised
+  `meta["finish_reason"]` is not used.
+- error: when the openai SDK raises `APIError` for an error payload in the stream (haystack lets it
+  through), the adapter returns choices [] and the body's type (or code) and message.
+
+Cannot express: refusal (haystack's ChatMessage has no refusal content; refusals are dropped),
+annotations, Responses custom tool calls (ToolCall has no kind), server tools, tool-call completion
+events (haystack's StreamingChunk has no "call done" signal).
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import os
+import warnings
+from typing import Any
+
+os.environ["HAYSTACK_TELEMETRY_ENABLED"] = "False"  # before haystack is imported: no telemetry, no network
+
+import httpx  # noqa: E402
+import openai  # noqa: E402
+from haystack.components.generators.chat import OpenAIChatGenerator, OpenAIResponsesChatGenerator  # noqa: E402
+from haystack.dataclasses import ChatMessage, ReasoningContent, StreamingChunk, TextContent, ToolCall  # noqa: E402
+from haystack.tools import Tool  # noqa: E402
+from haystack.utils import Secret  # noqa: E402
+
+from adapters.haystack._replay import API_KEY, BASE_URL, SSE_HEADERS, Replay  # noqa: E402
+from harness.adapter import Adapter  # noqa: E402
+from harness.model import AssemblyRequest  # noqa: E402
+
+LIBRARY = "haystack-ai"
+VERSION = importlib.metadata.version(LIBRARY)
+TOOL = Tool(name="lookup", description="any tool", parameters={"type": "object", "properties": {}},
+            function=lambda **kwargs: None)
+
+
+def _name(default: str) -> str:
+    """The manifest's name when the driver runs this class under it (`name@tag`), else the default."""
+    given = os.environ.get("DELTACHECK_ADAPTER_NAME", "")
+    return given if given == default or given.startswith(default + "@") else default
+
+
+def _sdk_error(exc: openai.APIError) -> dict[str, Any] | None:
+    """The provider's error, when the SDK's exception carries the error payload the stream sent."""
+    if isinstance(exc, (openai.APIStatusError, openai.APIConnectionError)) or not isinstance(exc.body, dict):
+        return None
+    message = exc.body.get("message")
+    if not isinstance(message, str):
+        return None
+    return {"type": exc.body.get("type") or exc.body.get("code"), "message": message}
+
+
+class _HaystackAdapter(Adapter):
+    library = LIBRARY
+    version = VERSION
+    generator_class: type
+    protocol: str
+
+    def assemble(self, request: AssemblyRequest) -> dict[str, Any]:
+        replay = Replay(request)
+
+        def handler(http_request: httpx.Request) -> httpx.Response:
+            replay.requests += 1
+            if replay.requests > 1:
+                raise RuntimeError("the library sent a second request; only one stream is replayed")
+            return httpx.Response(200, headers=SSE_HEADERS, content=replay.iterate())
+
+        generator = self.generator_class(
+            api_key=Secret.from_token(API_KEY), model="gpt-4o", api_base_url=BASE_URL, max_retries=0,
+            tools=[TOOL], http_client_kwargs={"transport": httpx.MockTransport(handler)})
+        streamed: list[StreamingChunk] = []
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # pydantic serializer warnings for unknown item types
+                replies = generator.run(messages=[ChatMessage.from_user("deltacheck replay")],
+                                        streaming_callback=streamed.append)["replies"]
+        except openai.APIError as exc:
+            error = _sdk_error(exc)
+            if error is None:
+                raise
+            return {"choices": [], "usage": None, "error": error}
+        finally:
+            generator.close()
+        return self._result(replies)
+
+    def _result(self, replies: list[ChatMessage]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _parts(self, message: ChatMessage) -> list[dict[str, Any]]:
+        parts: list[dict[str, Any]] = []
+        for content in message._content:
+            if isinstance(content, TextContent):
+                parts.append({"type": "text", "text": content.text, "annotations": []})
+            elif isinstance(content, ReasoningContent):
+                parts.append({"type": "reasoning", "text": content.reasoning_text, "summary": [],
+                              "signature": (content.extra or {}).get("encrypted_content")})
+            elif isinstance(content, ToolCall):
+                parts.append(self._tool_call(content))
+            else:
+                raise TypeError(f"the adapter has no mapping for haystack content {type(content).__name__}")
+        return parts
+
+    def _tool_call(self, call: ToolCall) -> dict[str, Any]:
+        raise NotImplementedError
+
+
+class HaystackOpenAIChat(_HaystackAdapter):
+    name = _name("haystack-openai-chat")
+    protocol = "openai-chat"
+    protocols = frozenset({protocol})
+    capabilities = frozenset({"reasoning", "finish_reason", "usage", "error", "multiple_choices"})
+    generator_class = OpenAIChatGenerator
+    code_path = ("haystack OpenAIChatGenerator(http_client_kwargs={'transport': httpx.MockTransport serving "
+                 "request.sse}).run(messages, streaming_callback=...), mapped from the returned ChatMessage replies")
+
+    def _result(self, replies: list[ChatMessage]) -> dict[str, Any]:
+        choices = [{"index": reply.meta.get("index", 0), "parts": self._parts(reply),
+                    "finish_reason": reply.meta.get("finish_reason"), "finish_detail": None} for reply in replies]
+        usage = replies[0].meta.get("usage") if replies else None
+        return {"choices": choices, "usage": usage, "error": None}
+
+    def _tool_call(self, call: ToolCall) -> dict[str, Any]:
+        return {"type": "tool_call", "kind": "function", "id": call.id, "item_id": None, "name": call.tool_name,
+                "arguments": json.dumps(call.arguments, ensure_ascii=False)}
+
+
+class HaystackOpenAIResponses(_HaystackAdapter):
+    name = _name("haystack-openai-responses")
+    protocol = "openai-responses"
+    protocols = frozenset({protocol})
+    capabilities = frozenset({"finish_detail", "reasoning", "reasoning_signature", "item_id", "finish_reason", "usage", "error"})
+    generator_class = OpenAIResponsesChatGenerator
+    code_path = ("haystack OpenAIResponsesChatGenerator(http_client_kwargs={'transport': httpx.MockTransport "
+                 "serving request.sse}).run(messages, streaming_callback=...), mapped from the returned ChatMessage")
+
+    def _result(self, replies: list[ChatMessage]) -> dict[str, Any]:
+        (reply,) = replies
+        meta = reply.meta
+        incomplete = meta.get("incomplete_details")
+        error = meta.get("error")
+        choice = {"index": 0, "parts": self._parts(reply), "finish_reason": meta.get("status"),
+                  "finish_detail": incomplete.get("reason") if isinstance(incomplete, dict) else None}
+        return {"choices": [choice], "usage": meta.get("usage"),
+                "error": {"type": error.get("code"), "message": error.get("message")} if isinstance(error, dict) else None}
+
+    def _tool_call(self, call: ToolCall) -> dict[str, Any]:
+        return {"type": "tool_call", "kind": "function", "id": (call.extra or {}).get("call_id"), "item_id": call.id,
+                "name": call.tool_name, "arguments": json.dumps(call.arguments, ensure_ascii=False)}

@@ -1,0 +1,54 @@
+"""Serve a fixture's SSE bytes through an SDK's own HTTP client, and tell how far the SDK has read.
+
+The body is `request.sse`, byte for byte, handed to the client one SSE event at a time (as a server
+flushes them), so the SDK's own SSE parser runs over exactly the fixture's bytes. Counting the
+pieces the client has pulled tells the index of the last chunk the library could have consumed
+when it emitted something (CONTRACT.md 3.4 `after_chunk`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, AsyncIterator, Iterator
+
+SSE_HEADERS = {"content-type": "text/event-stream", "cache-control": "no-cache"}
+BASE_URL = "http://deltacheck.invalid/v1"  # never resolved: the mock transport answers every request
+API_KEY = "sk-deltacheck-dummy"
+
+
+def split_events(body: bytes) -> list[bytes]:
+    """`body` cut after each blank line; the pieces join back to `body` exactly."""
+    pieces, start = [], 0
+    while (end := body.find(b"\n\n", start)) >= 0:
+        pieces.append(body[start:end + 2])
+        start = end + 2
+    if start < len(body):
+        pieces.append(body[start:])
+    return pieces
+
+
+class Replay:
+    """One fixture's stream as an HTTP response body, with a count of the events handed out."""
+
+    def __init__(self, request: Any) -> None:
+        self.body: bytes = request.sse
+        self.pieces = split_events(self.body)
+        self.chunk_count = len(request.chunks)
+        terminator = 1 if request.protocol == "openai-chat" and request.stream_end != "eof" else 0
+        # Only when every chunk is one SSE event can a piece count name a chunk.
+        self.aligned = len(self.pieces) == self.chunk_count + terminator
+        self.pulled = 0
+        self.requests = 0
+
+    def iterate(self) -> Iterator[bytes]:
+        for piece in self.pieces:
+            self.pulled += 1
+            yield piece
+
+    async def aiterate(self) -> AsyncIterator[bytes]:
+        for piece in self.iterate():
+            yield piece
+
+    def after_chunk(self) -> int | None:
+        if not self.aligned or self.pulled == 0 or self.chunk_count == 0:
+            return None
+        return min(self.pulled, self.chunk_count) - 1

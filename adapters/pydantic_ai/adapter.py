@@ -1,0 +1,244 @@
+"""pydantic-ai (pydantic-ai-slim) streaming, driven through `pydantic_ai.direct.model_request_stream`.
+
+Code path: a real `OpenAIChatModel`, `OpenAIResponsesModel` or `AnthropicModel`, each on its provider
+(`OpenAIProvider(openai_client=AsyncOpenAI(...))`, `AnthropicProvider(anthropic_client=AsyncAnthropic(...))`)
+whose SDK client has an `httpx2.AsyncClient` with an `httpx2.MockTransport` (openai 3.x and anthropic 2.x
+are built on httpx2, so respx, which patches httpx, does not apply). The transport answers the one request
+with the fixture's SSE bytes (`request.sse`), one event per network chunk, so the SDK's own SSE parser and
+pydantic-ai's own stream mapping run end to end. The result is the `ModelResponse` of the stream's
+`get()` after the stream is exhausted; `events` are pydantic-ai's `PartEndEvent`s for `ToolCallPart`s.
+
+Mapping (the library's result, nothing more):
+- `TextPart` -> text; annotations = `provider_details['annotations']` (OpenAI, with the model setting
+  `openai_include_raw_annotations`) or `provider_details['citations']` (Anthropic), else [].
+- `ThinkingPart` -> reasoning (`content`, `signature`); Anthropic's `ThinkingPart(id='redacted_thinking')`,
+  pydantic-ai's form of a redacted_thinking block, -> redacted_reasoning with `data` = its signature.
+  Responses: pydantic-ai splits one reasoning item into one ThinkingPart per summary, all with the item
+  id, and joins them back into one item when it sends history; the adapter follows that rule: consecutive
+  ThinkingParts with one id are one reasoning part, `summary` = their non-empty contents, `text` = their
+  `provider_details['raw_content']` joined, `signature` = the signature (encrypted_content).
+- `ToolCallPart` -> tool_call kind function; `id` = `tool_call_id` (pydantic-ai invents `pyd_ai_...` when
+  the stream had none), `item_id` = the part's `id` (Responses item id), `arguments` = `args` as text, or
+  json.dumps of a dict; `args=None` (pydantic-ai's "no arguments", read as {} by its own
+  `args_as_dict()`) is "{}".
+- A refusal is not a part in pydantic-ai: it is kept as text in `ModelResponse.provider_details['refusal']`.
+  Its position is lost, so the adapter puts the refusal part after text and reasoning, before tool calls
+  (the Chat Completions canonical order).
+- finish_reason = `provider_details['finish_reason']`, the raw provider value pydantic-ai keeps next to
+  its normalised `finish_reason` (Chat: the last raw finish_reason; Responses: the status, or the
+  incomplete reason for an incomplete response; Anthropic: stop_reason). finish_detail is always null:
+  pydantic-ai keeps neither Anthropic's stop_sequence nor Responses' incomplete_details separately.
+- error: pydantic-ai raises `ModelAPIError` (`ModelHTTPError`) with the provider's error body; the adapter
+  returns choices [] and the body's type/code and message. Other exceptions propagate.
+
+Cannot express: usage (normalised into `RequestUsage`, the provider's object is not kept), several choices
+(`ModelResponse` is one message; pydantic-ai reads `choices[0]` of every chunk whatever its index),
+Responses custom tool calls (not supported by pydantic-ai: dropped with a warning), server tools
+(`NativeToolCallPart`/`NativeToolReturnPart` carry pydantic-ai's tool kind, not the provider's block
+type, so they are not mapped).
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import os
+import warnings
+from typing import Any
+
+import httpx2
+from anthropic import AsyncAnthropic
+from openai import AsyncOpenAI
+from pydantic_ai import ModelRequest
+from pydantic_ai.direct import model_request_stream
+from pydantic_ai.exceptions import ModelAPIError
+from pydantic_ai.messages import (
+    ModelResponse,
+    NativeToolCallPart,
+    NativeToolReturnPart,
+    PartEndEvent,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+)
+from pydantic_ai.models import ModelRequestParameters
+from pydantic_ai.models.anthropic import AnthropicModel
+from pydantic_ai.models.openai import OpenAIChatModel, OpenAIResponsesModel
+from pydantic_ai.providers.anthropic import AnthropicProvider
+from pydantic_ai.providers.openai import OpenAIProvider
+from pydantic_ai.tools import ToolDefinition
+
+from adapters.pydantic_ai._replay import API_KEY, BASE_URL, SSE_HEADERS, Replay
+from harness.adapter import Adapter
+from harness.model import AssemblyRequest
+
+LIBRARY = "pydantic-ai-slim"
+VERSION = importlib.metadata.version(LIBRARY)
+PROMPT = [ModelRequest.user_text_prompt("deltacheck replay")]
+TOOLS = ModelRequestParameters(function_tools=[ToolDefinition(
+    name="lookup", description="any tool", parameters_json_schema={"type": "object", "properties": {}})])
+COMMON = frozenset({"reasoning", "reasoning_signature", "refusal", "annotations", "finish_reason", "error", "events"})
+
+
+def _name(default: str) -> str:
+    """The manifest's name when the driver runs this class under it (`name@tag`), else the default."""
+    given = os.environ.get("DELTACHECK_ADAPTER_NAME", "")
+    return given if given == default or given.startswith(default + "@") else default
+
+
+def _arguments(args: Any) -> str:
+    if isinstance(args, str):
+        return args
+    if args is None:
+        return "{}"
+    return json.dumps(args, ensure_ascii=False)
+
+
+def _provider_error(exc: ModelAPIError) -> dict[str, Any] | None:
+    """The provider's error, when pydantic-ai's exception carries the provider's error body."""
+    body = exc.body
+    if not isinstance(body, dict):
+        return None
+    inner = body["error"] if isinstance(body.get("error"), dict) else body
+    message = inner.get("message")
+    if not isinstance(message, str):
+        return None
+    return {"type": exc.provider_error_type or exc.provider_error_code, "message": message}
+
+
+class _PydanticAIAdapter(Adapter):
+    library = LIBRARY
+    version = VERSION
+    protocol: str
+
+    def _model(self, http_client: httpx2.AsyncClient) -> Any:
+        raise NotImplementedError
+
+    def _settings(self) -> dict[str, Any]:
+        return {}
+
+    async def assemble(self, request: AssemblyRequest) -> dict[str, Any]:
+        replay = Replay(request)
+
+        def handler(http_request: httpx2.Request) -> httpx2.Response:
+            replay.requests += 1
+            if replay.requests > 1:
+                raise RuntimeError("the library sent a second request; only one stream is replayed")
+            return httpx2.Response(200, headers=SSE_HEADERS, content=replay.aiterate())
+
+        http_client = httpx2.AsyncClient(transport=httpx2.MockTransport(handler))
+        model = self._model(http_client)
+        events: list[dict[str, Any]] = []
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # "not yet implemented" item warnings go to stderr otherwise
+                async with model_request_stream(model, PROMPT, model_settings=self._settings(),
+                                                model_request_parameters=TOOLS) as stream:
+                    async for event in stream:
+                        if isinstance(event, PartEndEvent) and type(event.part) is ToolCallPart:
+                            part = event.part
+                            events.append({"type": "tool_call_done", "choice": 0, "id": part.tool_call_id,
+                                           "name": part.tool_name, "arguments": _arguments(part.args),
+                                           "after_chunk": replay.after_chunk()})
+                    response = stream.get()
+        except ModelAPIError as exc:
+            error = _provider_error(exc)
+            if error is None:
+                raise
+            return {"choices": [], "usage": None, "error": error, "events": events}
+        finally:
+            await http_client.aclose()
+        return {"choices": [self._choice(response)], "usage": None, "error": None, "events": events}
+
+    def _choice(self, response: ModelResponse) -> dict[str, Any]:
+        parts: list[dict[str, Any]] = []
+        details = response.provider_details or {}
+        thinking_group: list[ThinkingPart] = []
+
+        def flush_thinking() -> None:
+            if thinking_group:
+                parts.append(self._reasoning(thinking_group))
+                thinking_group.clear()
+
+        for part in response.parts:
+            if isinstance(part, ThinkingPart) and self.protocol == "openai-responses":
+                if thinking_group and thinking_group[0].id != part.id:
+                    flush_thinking()
+                thinking_group.append(part)
+                continue
+            flush_thinking()
+            if isinstance(part, ThinkingPart):
+                if self.protocol == "anthropic-messages" and part.id == "redacted_thinking":
+                    parts.append({"type": "redacted_reasoning", "data": part.signature})
+                else:
+                    parts.append({"type": "reasoning", "text": part.content, "summary": [],
+                                  "signature": part.signature})
+            elif isinstance(part, TextPart):
+                pd = part.provider_details or {}
+                annotations = pd.get("citations" if self.protocol == "anthropic-messages" else "annotations") or []
+                parts.append({"type": "text", "text": part.content, "annotations": list(annotations)})
+            elif type(part) is ToolCallPart:
+                parts.append({"type": "tool_call", "kind": "function", "id": part.tool_call_id, "item_id": part.id,
+                              "name": part.tool_name, "arguments": _arguments(part.args)})
+            elif isinstance(part, (NativeToolCallPart, NativeToolReturnPart)):
+                continue  # server tools: not expressible (module docstring)
+            else:
+                raise TypeError(f"the adapter has no mapping for pydantic-ai part {type(part).__name__}")
+        flush_thinking()
+        refusal = details.get("refusal") if "refusal" in self.capabilities else None
+        if isinstance(refusal, str):
+            at = next((i for i, p in enumerate(parts) if p["type"] == "tool_call"), len(parts))
+            parts.insert(at, {"type": "refusal", "text": refusal})
+        return {"index": 0, "parts": parts, "finish_reason": details.get("finish_reason"), "finish_detail": None}
+
+    @staticmethod
+    def _reasoning(group: list[ThinkingPart]) -> dict[str, Any]:
+        raw = [text for p in group for text in ((p.provider_details or {}).get("raw_content") or [])]
+        signature = next((p.signature for p in group if p.signature is not None), None)
+        return {"type": "reasoning", "text": "".join(raw), "summary": [p.content for p in group if p.content],
+                "signature": signature}
+
+
+class _OpenAIAdapter(_PydanticAIAdapter):
+    model_class: type
+
+    def _model(self, http_client: httpx2.AsyncClient) -> Any:
+        client = AsyncOpenAI(api_key=API_KEY, base_url=BASE_URL, http_client=http_client, max_retries=0)
+        return self.model_class("gpt-4o", provider=OpenAIProvider(openai_client=client))
+
+    def _settings(self) -> dict[str, Any]:
+        return {"openai_include_raw_annotations": True}
+
+
+class PydanticAIOpenAIChat(_OpenAIAdapter):
+    name = _name("pydantic-ai-openai-chat")
+    protocol = "openai-chat"
+    protocols = frozenset({protocol})
+    capabilities = COMMON
+    model_class = OpenAIChatModel
+    code_path = ("pydantic_ai.direct.model_request_stream on OpenAIChatModel(OpenAIProvider(AsyncOpenAI(httpx2 "
+                 "MockTransport serving request.sse))), mapped from the stream's final ModelResponse")
+
+
+class PydanticAIOpenAIResponses(_OpenAIAdapter):
+    name = _name("pydantic-ai-openai-responses")
+    protocol = "openai-responses"
+    protocols = frozenset({protocol})
+    capabilities = COMMON | {"item_id"}
+    model_class = OpenAIResponsesModel
+    code_path = ("pydantic_ai.direct.model_request_stream on OpenAIResponsesModel(OpenAIProvider(AsyncOpenAI(httpx2 "
+                 "MockTransport serving request.sse))), mapped from the stream's final ModelResponse")
+
+
+class PydanticAIAnthropic(_PydanticAIAdapter):
+    name = _name("pydantic-ai-anthropic")
+    protocol = "anthropic-messages"
+    protocols = frozenset({protocol})
+    capabilities = COMMON - {"refusal"}
+    code_path = ("pydantic_ai.direct.model_request_stream on AnthropicModel(AnthropicProvider(AsyncAnthropic(httpx2 "
+                 "MockTransport serving request.sse))), mapped from the stream's final ModelResponse")
+
+    def _model(self, http_client: httpx2.AsyncClient) -> Any:
+        client = AsyncAnthropic(api_key=API_KEY, base_url=BASE_URL.removesuffix("/v1"), http_client=http_client,
+                                max_retries=0)
+        return AnthropicModel("claude-sonnet-4-5", provider=AnthropicProvider(anthropic_client=client))
