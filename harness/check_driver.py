@@ -18,6 +18,10 @@ from harness.subprocess_adapter import Hello, SubprocessAdapter
 from harness.verdict import BrokeProtocol, Outcome, Raised, Returned, Skipped, TimedOut
 
 SMOKE_TAGS = ("text", "tool-call")
+# Smoke runs use mainstream streams only: a driver is checked for speaking the protocol, not for
+# handling deviations (a library that rightly raises on an index-less call must not fail here).
+MAINSTREAM_TAGS = {"text", "tool-call", "parallel-calls", "usage", "empty-choices", "whole-arguments", "ping",
+                   "metadata-chunk", "finish-reason", "item-id"}
 
 
 @dataclass(frozen=True)
@@ -34,7 +38,8 @@ def smoke_fixtures(corpus: Corpus, hello: Hello) -> list[tuple[str, Fixture]]:
         if protocol not in hello.protocols:
             continue
         runnable = [f for f in corpus.fixtures if f.protocol == protocol
-                    and corpus.required_capabilities(f) <= hello.capabilities]
+                    and corpus.required_capabilities(f) <= hello.capabilities
+                    and not f.implementation_defined and set(f.tags) <= MAINSTREAM_TAGS]
         for tag in SMOKE_TAGS:
             tagged = sorted((f for f in runnable if tag in f.tags), key=lambda f: (len(f.chunks), f.id))
             chosen += [(tag, f) for f in tagged[:1]]

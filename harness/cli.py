@@ -24,6 +24,7 @@ from harness.corpus import DEFAULT_CORPUS, Corpus, load_corpus
 from harness.errors import DriverFailed, EnvironmentFailed, InvalidResults, ManifestProblem, UnknownAdapter
 from harness.external import ExternalAdapter, probe_all
 from harness.reference import PROTOCOLS
+from harness.export import render_html, render_junit
 from harness.report import render_report
 from harness.results import ResultsWriter, read_results
 from harness.runner import DEFAULT_TIMEOUT, problem_records, run_fixtures
@@ -132,13 +133,15 @@ def _run_one(adapter, corpus: Corpus, protocols: set[str], ids: set[str], result
              timeout: float) -> Counter[str]:
     results_path = results_path or DEFAULT_RESULTS_DIR / f"{adapter.name}.jsonl"
     results_path.parent.mkdir(parents=True, exist_ok=True)
-    fixtures = corpus.select(protocols, ids)
+    # Only the protocols the adapter speaks: the others are not its business, not skips to list.
+    spoken = (protocols or set(PROTOCOLS)) & set(adapter.protocols)
+    fixtures = corpus.select(spoken, ids)
     by_protocol: dict[str, Counter[str]] = {}
     with results_path.open("w", encoding="utf-8") as handle:
         writer = ResultsWriter(handle)
         writer.header(tool="deltacheck", tool_version=harness.__version__, corpus_version=corpus.version,
                       contract_version=harness.CONTRACT_VERSION, adapter=adapter.describe(), timeout=timeout)
-        for record in problem_records(adapter.name, corpus, protocols, ids):
+        for record in problem_records(adapter.name, corpus, spoken, ids):
             writer.record(record)
             err.print(f"[yellow]skip[/] {record['path']}: {record['message']}")
         interrupted = False
@@ -268,6 +271,9 @@ def _write_report(files: list[Path], corpus: Corpus, output: Path, mutation_file
     except InvalidResults as exc:
         raise click.ClickException(str(exc)) from None
     output.write_text(render_report(results, corpus.version, harness.CONTRACT_VERSION, mutation, fuzz), encoding="utf-8")
+    output.with_suffix(".html").write_text(render_html(results, corpus.version), encoding="utf-8")
+    if files:  # JUnit XML beside the results it renders, for CI systems that read it
+        (files[0].parent / "junit.xml").write_text(render_junit(results, corpus.version), encoding="utf-8")
     err.print(f"wrote {output} from {len(results)} results file(s)")
 
 

@@ -40,3 +40,15 @@ def test_a_fixture_failing_in_exactly_one_implementation_is_listed(tmp_path):
     text = score(tmp_path, "reference", "miniature-async", "miniature-drops-last-part")
     section = text.split("## Fixtures that fail in exactly one implementation", 1)[1].split("##", 1)[0]
     assert "| DC-T00K |" in section and "miniature-drops-last-part" in section
+
+
+def test_the_html_matrix_links_each_failing_cell_to_its_diff_and_junit_counts_verdicts(tmp_path):
+    from xml.etree import ElementTree
+
+    score(tmp_path, "reference", "miniature-drops-last-part")
+    page = (tmp_path / "REPORT.html").read_text()
+    assert 'href="#miniature-drops-last-part--DC-T00K"' in page
+    assert 'id="miniature-drops-last-part--DC-T00K"' in page and "call_b" in page
+    suites = {s.get("name"): s for s in ElementTree.parse(tmp_path / "results" / "junit.xml").getroot()}
+    assert suites["reference"].get("failures") == "0"
+    assert suites["miniature-drops-last-part"].get("failures") == "2"
