@@ -17,7 +17,7 @@ from harness.corpus import DEFAULT_CORPUS, load_corpus
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("deltacheck")
     group.addoption("--adapter", action="append", default=[], metavar="NAME",
-                    help="adapter whose conformance to test (repeatable; default: reference)")
+                    help="adapter whose conformance to test (repeatable; `all` for every bundled one; default: reference)")
     group.addoption("--protocol", action="append", default=[], metavar="P", help="only fixtures of this protocol")
     group.addoption("--fixture", action="append", default=[], metavar="ID", help="only this fixture id (repeatable)")
     group.addoption("--corpus", default=str(DEFAULT_CORPUS), metavar="DIR", help="corpus directory")
@@ -27,6 +27,14 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "conformance(adapter): one fixture run through one adapter")
 
 
+def _speaks(adapter_name: str, protocol: str) -> bool:
+    from harness.adapter import registered_adapters
+
+    factory = registered_adapters().get(adapter_name)
+    protocols = getattr(factory, "protocols", None)
+    return protocols is None or protocol in protocols
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "conformance_case" not in metafunc.fixturenames:
         return
@@ -34,7 +42,11 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     corpus = load_corpus(Path(options.corpus))
     fixtures = corpus.select(options.protocol, options.fixture)
     adapters = options.adapter or ["reference"]
-    params = [pytest.param((name, fixture), id=f"{name}-{fixture.id}") for name in adapters for fixture in fixtures]
+    if adapters == ["all"]:
+        from harness.adapter import registered_adapters
+        adapters = [name for name in registered_adapters() if not name.startswith("miniature-")]
+    params = [pytest.param((name, fixture), id=f"{name}-{fixture.id}") for name in adapters for fixture in fixtures
+              if _speaks(name, fixture.protocol)]
     broken: dict[str, list] = {}  # one failing test per broken file, naming all its problems
     for problem in corpus.problems:
         broken.setdefault(problem.path, []).append(problem)

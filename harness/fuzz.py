@@ -75,6 +75,11 @@ def _verdict(adapter, corpus: Corpus, fixture: Fixture, chunks: list[Any], timeo
 
 def fuzz_invariance(adapter, corpus: Corpus, fixture: Fixture, examples: int, timeout: float) -> FixtureFuzz:
     found = FixtureFuzz(fixture.id, fixture.protocol, "invariance", "not fuzzed")
+    if fixture.implementation_defined:
+        # Its outcome rests on a policy, not on the provider's documentation; re-chunking can move a
+        # stream across that policy (an index-less call cut in two), so it proves nothing about invariance.
+        found.message = "implementation-defined: not re-chunked"
+        return found
     baseline = _verdict(adapter, corpus, fixture, list(fixture.chunks), timeout)
     if baseline.verdict != "pass":
         found.message = f"fails the fixture as written ({baseline.verdict}); nothing to vary"
