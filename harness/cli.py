@@ -417,6 +417,15 @@ def check_driver_command(adapter_cmd: str, corpus_dir: Path, timeout: float, sta
     sys.exit(0 if passed else 1)
 
 
+@main.command("new-id")
+@corpus_option
+def new_id(corpus_dir: Path) -> None:
+    """Print a fixture id no fixture (and no retired fixture) uses."""
+    from harness.fuzz import new_fixture_id
+
+    click.echo(new_fixture_id(load_corpus(corpus_dir, check_reference=False)))
+
+
 main.add_command(fuzz)
 main.add_command(mutants)
 

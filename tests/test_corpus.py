@@ -81,3 +81,11 @@ def test_lint_passes_on_a_clean_corpus(tmp_path):
     outcome = CliRunner().invoke(main, ["lint", "--corpus", str(root)])
     assert outcome.exit_code == 0, outcome.output
     assert "1 fixtures OK" in outcome.output
+
+
+def test_new_id_never_returns_a_used_or_retired_id(tmp_path):
+    root = make_corpus(tmp_path, {"openai-chat/a.json": TEXT_FIXTURE})
+    (root / "RETIRED_IDS").write_text("DC-0000  # removed in 2.0.0\n")
+    ids = {CliRunner().invoke(main, ["new-id", "--corpus", str(root)]).output.strip() for _ in range(30)}
+    assert all(len(i) == 7 and i.startswith("DC-") for i in ids)
+    assert not ids & {"DC-T3ST", "DC-0000"}
