@@ -2,32 +2,27 @@
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 from harness.errors import InvalidResults
+from harness.results import json_lines
 
 
 def read_jsonl(path: Path | str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """(header, records) of a mutants or fuzz results file."""
     header: dict[str, Any] | None = None
     records = []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except ValueError as exc:
-                raise InvalidResults(str(path), number, f"not JSON: {exc}") from None
-            if obj.get("kind") == "header":
-                header = obj
-            elif header is None:
-                raise InvalidResults(str(path), number, "a record before the header")
-            elif obj.get("kind") != "footer":
-                records.append(obj)
+    for number, obj in json_lines(path):
+        if not isinstance(obj, dict):
+            raise InvalidResults(str(path), number, "not a JSON object")
+        if obj.get("kind") == "header":
+            header = obj
+        elif header is None:
+            raise InvalidResults(str(path), number, "a record before the header")
+        elif obj.get("kind") != "footer":
+            records.append(obj)
     if header is None:
         raise InvalidResults(str(path), 1, "empty file (no header)")
     return header, records

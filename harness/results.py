@@ -10,7 +10,7 @@ import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Iterator
 
 from harness.errors import InvalidResults
 
@@ -49,35 +49,40 @@ class Results:
         return self.header.get("adapter", {})
 
 
-def read_results(path: Path | str) -> Results:
-    path = str(path)
-    header: dict[str, Any] | None = None
-    results: Results | None = None
+def json_lines(path: Path | str) -> Iterator[tuple[int, Any]]:
+    """(line number, parsed object) for each non-blank line; InvalidResults names a line that is not JSON."""
     with open(path, encoding="utf-8") as handle:
         for number, line in enumerate(handle, 1):
             if not line.strip():
                 continue
             try:
-                obj = json.loads(line)
+                yield number, json.loads(line)
             except ValueError as exc:
-                raise InvalidResults(path, number, f"not JSON: {exc}") from None
-            kind = obj.get("kind") if isinstance(obj, dict) else None
-            if kind == "header":
-                if header is not None:
-                    raise InvalidResults(path, number, "a second header")
-                header = obj
-                results = Results(path, header)
-            elif results is None:
-                raise InvalidResults(path, number, "a record before the header")
-            elif kind == "result":
-                for key in ("fixture", "adapter", "verdict"):
-                    if key not in obj:
-                        raise InvalidResults(path, number, f"result without `{key}`")
-                results.records.append(obj)
-            elif kind == "footer":
-                results.complete = True
-            else:
-                raise InvalidResults(path, number, f"unknown record kind {kind!r}")
+                raise InvalidResults(str(path), number, f"not JSON: {exc}") from None
+
+
+def read_results(path: Path | str) -> Results:
+    path = str(path)
+    header: dict[str, Any] | None = None
+    results: Results | None = None
+    for number, obj in json_lines(path):
+        kind = obj.get("kind") if isinstance(obj, dict) else None
+        if kind == "header":
+            if header is not None:
+                raise InvalidResults(path, number, "a second header")
+            header = obj
+            results = Results(path, header)
+        elif results is None:
+            raise InvalidResults(path, number, "a record before the header")
+        elif kind == "result":
+            for key in ("fixture", "adapter", "verdict"):
+                if key not in obj:
+                    raise InvalidResults(path, number, f"result without `{key}`")
+            results.records.append(obj)
+        elif kind == "footer":
+            results.complete = True
+        else:
+            raise InvalidResults(path, number, f"unknown record kind {kind!r}")
     if results is None:
         raise InvalidResults(path, 1, "empty results file (no header)")
     return results

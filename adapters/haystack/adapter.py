@@ -50,7 +50,7 @@ from haystack.dataclasses import ChatMessage, ReasoningContent, StreamingChunk, 
 from haystack.tools import Tool  # noqa: E402
 from haystack.utils import Secret  # noqa: E402
 
-from adapters.haystack._replay import API_KEY, BASE_URL, SSE_HEADERS, Replay  # noqa: E402
+from adapters.replay import API_KEY, BASE_URL, SSE_HEADERS, Replay  # noqa: E402
 from harness.adapter import Adapter  # noqa: E402
 from harness.model import AssemblyRequest  # noqa: E402
 

@@ -44,7 +44,7 @@ import openai
 from llama_index.core.base.llms.types import ChatMessage, ChatResponse, TextBlock, ThinkingBlock, ToolCallBlock
 from llama_index.llms.openai import OpenAI, OpenAIResponses
 
-from adapters.llama_index._replay import API_KEY, BASE_URL, SSE_HEADERS, Replay
+from adapters.replay import API_KEY, BASE_URL, SSE_HEADERS, Replay
 from harness.adapter import Adapter
 from harness.model import AssemblyRequest
 

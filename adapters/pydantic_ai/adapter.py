@@ -68,7 +68,7 @@ from pydantic_ai.providers.anthropic import AnthropicProvider
 from pydantic_ai.providers.openai import OpenAIProvider
 from pydantic_ai.tools import ToolDefinition
 
-from adapters.pydantic_ai._replay import API_KEY, BASE_URL, SSE_HEADERS, Replay
+from adapters.replay import API_KEY, BASE_URL, SSE_HEADERS, Replay
 from harness.adapter import Adapter
 from harness.model import AssemblyRequest
 

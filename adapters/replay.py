@@ -1,5 +1,8 @@
 """Serve a fixture's SSE bytes through an SDK's own HTTP client, and tell how far the SDK has read.
 
+Shared by the Python adapters that replay through a mock transport (stdlib only, so it imports in
+every adapter's own environment).
+
 The body is `request.sse`, byte for byte, handed to the client one SSE event at a time (as a server
 flushes them), so the SDK's own SSE parser runs over exactly the fixture's bytes. Counting the
 pieces the client has pulled tells the index of the last chunk the library could have consumed
