@@ -1,8 +1,9 @@
 """The syrupy extension for observed results: one JSON file per adapter x fixture.
 
-Files live in `tests/__snapshots__/<test module>/<adapter>/<test name>.json`, so running one adapter
-never sees another adapter's snapshots as unused, and a pinned-library upgrade shows exactly which
-fixtures changed behaviour.
+Files live in `tests/observed/<adapter>/<test name>.json`: one folder per adapter, outside the
+`__snapshots__` tree that syrupy sweeps for unknown files, so running one adapter never reports
+another adapter's snapshots as unused. A pinned-library upgrade shows exactly which fixtures
+changed behaviour.
 """
 
 from __future__ import annotations
@@ -11,12 +12,14 @@ from pathlib import Path
 
 from syrupy.extensions.json import JSONSnapshotExtension
 
+OBSERVED_DIR = Path(__file__).resolve().parent / "observed"
+
 
 def observed_snapshot_extension(adapter: str) -> type[JSONSnapshotExtension]:
     class ObservedResult(JSONSnapshotExtension):
         @classmethod
         def dirname(cls, *, test_location) -> str:
-            return str(Path(super().dirname(test_location=test_location)) / adapter)
+            return str(OBSERVED_DIR / adapter)
 
         @classmethod
         def discovery_dirname(cls, *, test_location) -> str:

@@ -56,3 +56,18 @@ def test_fixture_conforms(conformance_case, corpus):
     if verdict.verdict != "pass":
         pytest.fail(f"{verdict.verdict}: {corpus.cite(fixture.id)} {fixture.title}\n{verdict.message}\n\n{verdict.diff}",
                     pytrace=False)
+
+
+def test_no_snapshot_outlives_its_fixture(corpus):
+    """A snapshot whose fixture is gone (or whose adapter was renamed) is stale: delete it."""
+    import re
+
+    from tests.snapshots import OBSERVED_DIR
+
+    ids = {f.id for f in corpus.fixtures}
+    stale = []
+    for path in sorted(OBSERVED_DIR.glob("*/*.json")):
+        match = re.search(r"\[(.+)-(DC-[0-9A-Z]{4})\]\.json$", path.name)
+        if match is None or match.group(1) != path.parent.name or match.group(2) not in ids:
+            stale.append(str(path.relative_to(OBSERVED_DIR)))
+    assert stale == []
