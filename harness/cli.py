@@ -417,6 +417,28 @@ def check_driver_command(adapter_cmd: str, corpus_dir: Path, timeout: float, sta
     sys.exit(0 if passed else 1)
 
 
+@main.command()
+@corpus_option
+@click.option("--port", type=int, default=8765, show_default=True, help="Loopback port (0: any free port).")
+def serve(corpus_dir: Path, port: int) -> None:
+    """Serve every fixture as SSE on 127.0.0.1, for clients in any language."""
+    import time
+
+    from harness.serve import start_server
+
+    corpus = load_corpus(corpus_dir)
+    server = start_server(corpus.fixtures, port, log=lambda line: err.print(line, markup=False, highlight=False))
+    host, bound = server.server_address[:2]
+    example = corpus.fixtures[0].id if corpus.fixtures else "DC-XXXX"
+    err.print(f"serving {len(corpus.fixtures)} fixtures; base URL http://{host}:{bound}/<FIXTURE-ID>/v1 "
+              f"(e.g. http://{host}:{bound}/{example}/v1); Ctrl-C stops", markup=False, highlight=False)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        server.shutdown()
+
+
 @main.command("new-id")
 @corpus_option
 def new_id(corpus_dir: Path) -> None:
