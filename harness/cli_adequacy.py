@@ -85,7 +85,11 @@ def fuzz(adapter_name, corpus_dir, protocols, fixture_ids, examples, timeout, ro
         adapter = get_adapter(adapter_name)
     except UnknownAdapter as exc:
         raise click.UsageError(str(exc)) from None
-    findings = run_fuzz(adapter, corpus, corpus.select(protocols, fixture_ids), examples, timeout, robustness)
+    from harness.cli import _started
+
+    with _started(adapter):
+        findings = run_fuzz(adapter, corpus, corpus.select(protocols, fixture_ids), examples, timeout, robustness)
+    described = adapter.describe()
     write_fuzz_results(results_path or DEFAULT_RESULTS_DIR / f"fuzz-{adapter.name}.jsonl", adapter, corpus, findings, examples)
     summarize_fuzz(adapter.name, findings)
     if write_fixtures:
@@ -93,7 +97,7 @@ def fuzz(adapter_name, corpus_dir, protocols, fixture_ids, examples, timeout, ro
         for finding in findings:
             if finding.mode == "invariance" and finding.status == "failed":
                 data = counterexample_fixture(corpus, seeds[finding.fixture], finding,
-                                              f"{adapter.name} ({adapter.library} {adapter.version})")
+                                              f"{adapter.name} ({described['library']} {described['version']})")
                 path = write_fixture(corpus, data)
                 corpus = load_corpus(corpus_dir)  # the next new id must not collide with this one
                 err.print(f"wrote {path} ({data['id']})")

@@ -199,6 +199,8 @@ def format_fixture(data: dict[str, Any]) -> str:
         if key == "chunks":
             body = ",\n".join("    " + json.dumps(chunk, ensure_ascii=False, separators=(",", ":")) for chunk in value)
             lines.append(f'  "chunks": [\n{body}\n  ]{comma}')
+        elif key == "tags":
+            lines.append(f'  "tags": {json.dumps(value, ensure_ascii=False)}{comma}')
         else:
             text = json.dumps(value, ensure_ascii=False, indent=2).replace("\n", "\n  ")
             lines.append(f"  {json.dumps(key)}: {text}{comma}")
