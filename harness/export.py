@@ -6,10 +6,19 @@ Both are derived from the results files only, like REPORT.md, and are determinis
 from __future__ import annotations
 
 import html
+from pathlib import Path
 from xml.etree import ElementTree as ET
 
 from harness.report import CELL, NOT_PASSED, _fixture_key, _fixture_rows, _verdict_table
 from harness.results import Results
+
+
+REPO_ROOT = str(Path(__file__).resolve().parent.parent)
+
+
+def _portable(text: str) -> str:
+    """Tracebacks name files under the checkout; the page must not depend on where that is."""
+    return text.replace(REPO_ROOT, "<repo>")
 
 
 def _ordered(results: list[Results]) -> list[Results]:
@@ -34,7 +43,7 @@ def render_junit(results: list[Results], corpus_version: str) -> str:
             if verdict == "fail":
                 ET.SubElement(case, "failure", message=message[:500]).text = record.get("diff", "")
             elif verdict in ("error", "crash", "timeout"):
-                ET.SubElement(case, "error", type=verdict, message=message[:500]).text = record.get("diff", "")
+                ET.SubElement(case, "error", type=verdict, message=_portable(message)[:500]).text = _portable(record.get("diff", ""))
             elif verdict in ("n/a", "skip"):
                 ET.SubElement(case, "skipped", message=f"{verdict}: {message}"[:500])
     ET.indent(suites)
@@ -79,8 +88,8 @@ def render_html(results: list[Results], corpus_version: str) -> str:
         name = run.adapter.get("name", "?")
         for record in sorted((r for r in run.records if r["verdict"] in NOT_PASSED), key=_fixture_key):
             key = _fixture_key(record)
-            body = esc(record.get("first_divergence") or record.get("message", ""))
-            diff = f"<pre>{esc(record['diff'])}</pre>" if record.get("diff") else ""
+            body = esc(_portable(record.get("first_divergence") or record.get("message", "")))
+            diff = f"<pre>{esc(_portable(record['diff']))}</pre>" if record.get("diff") else ""
             details.append(f'<section id="{esc(_anchor(name, key))}"><h3>{esc(key)}@{esc(corpus_version)} — '
                            f'{esc(name)}: {esc(record["verdict"])}</h3><p>{esc(record.get("title", ""))}</p>'
                            f"<p><code>{body}</code></p>{diff}</section>")
