@@ -176,7 +176,8 @@ def _judge(fixture: Fixture, outcome: Outcome, capabilities: frozenset[str], res
         return Verdict(fixture.id, fixture.protocol, "skip", outcome.reason)
     verdict = Verdict(fixture.id, fixture.protocol, "error")
     # An implementation that produced nothing judgeable fails every axis it would have been scored on.
-    verdict.axes = {axis: False for axis in exercised_axes(fixture.expected, capabilities)}
+    axes = exercised_axes(fixture.expected, capabilities)
+    verdict.axes = {axis: False for axis in axes}
     if isinstance(outcome, TimedOut):
         verdict.verdict, verdict.message = "timeout", f"no result within {outcome.seconds:g} s"
         return verdict
@@ -201,7 +202,7 @@ def _judge(fixture: Fixture, outcome: Outcome, capabilities: frozenset[str], res
     verdict.observed = observed
     if _is_expected_as_is(fixture, observed, capabilities, fast_check) and not _judge_events(
             fixture, observed, capabilities, reference):
-        return _passed(verdict, fixture, capabilities)
+        return _passed(verdict, axes)
     if fast_check is not None and fast_check(observed):
         problems = []  # the compiled check said valid; the full validator is only needed for messages
     else:
@@ -224,7 +225,7 @@ def _judge(fixture: Fixture, outcome: Outcome, capabilities: frozenset[str], res
         if not divergences:
             break
     label, want, divergences = best
-    verdict.axes = {axis: not any(d.axis == axis for d in divergences) for axis in exercised_axes(fixture.expected, capabilities)}
+    verdict.axes = {axis: not any(d.axis == axis for d in divergences) for axis in axes}
     verdict.arguments_bytes_equal = arguments_bytes_equal(want, seen)
     if not divergences:
         verdict.verdict, verdict.matched = "pass", label
@@ -252,9 +253,9 @@ def _is_expected_as_is(fixture: Fixture, observed: Any, capabilities: frozenset[
     return "events" not in observed or fast_check({"choices": [], "usage": None, "error": None, "events": observed["events"]})
 
 
-def _passed(verdict: Verdict, fixture: Fixture, capabilities: frozenset[str]) -> Verdict:
+def _passed(verdict: Verdict, axes: list[str]) -> Verdict:
     verdict.verdict, verdict.matched = "pass", "expected"
-    verdict.axes = {axis: True for axis in exercised_axes(fixture.expected, capabilities)}
+    verdict.axes = {axis: True for axis in axes}
     verdict.arguments_bytes_equal = True
     return verdict
 
