@@ -21,6 +21,7 @@ from referencing import Registry, Resource
 from harness.compare import MISSING, compare, json_equal, resolve_pointer
 from harness.errors import AssemblyError, FixtureProblem
 from harness.model import Fixture
+from harness.sse import decode_stream
 from harness.reference import PROTOCOLS, ReferenceOutcome, assemble
 
 DEFAULT_CORPUS = Path(__file__).resolve().parent.parent / "corpus"
@@ -185,6 +186,8 @@ def _check_file(path: Path, rel: str, fixture_v, chunk_v, tags, retired, seen, c
         found.extend(problem(p, m, fid) for p, m in _sequence_problems(data["chunks"]))
     if data.get("stream_end") == "eof" and data["protocol"] != "openai-chat":
         found.append(problem("/stream_end", "`eof` only means something for openai-chat", fid))
+    if "sse" in data:
+        found.extend(problem(p, m, fid) for p, m in _raw_sse_problems(data))
     fixture = Fixture.from_json(data, rel)
     found.extend(problem(p, m, fid) for p, m in _expectation_problems(fixture))
     if check_reference and not found:
@@ -200,6 +203,24 @@ def _sequence_problems(chunks: list[Any]) -> list[tuple[str, str]]:
         if previous is not None and number <= previous:
             out.append((f"/chunks/{position}/sequence_number", f"{number} does not increase after {previous}"))
         previous = number
+    return out
+
+
+def _raw_sse_problems(data: dict[str, Any]) -> list[tuple[str, str]]:
+    """A transport fixture's raw text must decode to exactly its chunks (and its terminator)."""
+    try:
+        decoded, done = decode_stream(data["protocol"], data["sse"].encode("utf-8"))
+    except ValueError as exc:
+        return [("/sse", f"an event's data is not JSON: {exc}")]
+    out = []
+    if len(decoded) != len(data["chunks"]):
+        out.append(("/sse", f"decodes to {len(decoded)} chunks, the fixture lists {len(data['chunks'])}"))
+    for position, (got, want) in enumerate(zip(decoded, data["chunks"])):
+        if not json_equal(got, want):
+            out.append(("/sse", f"event {position} decodes to something other than /chunks/{position}"))
+            break
+    if data["protocol"] == "openai-chat" and done != (data.get("stream_end", "terminator") == "terminator"):
+        out.append(("/sse", "its [DONE] disagrees with `stream_end`"))
     return out
 
 

@@ -62,7 +62,7 @@ def _runner(adapter) -> Callable:
 
 
 def _verdict(adapter, corpus: Corpus, fixture: Fixture, chunks: list[Any], timeout: float) -> Verdict:
-    variant = dataclasses.replace(fixture, chunks=tuple(chunks))
+    variant = dataclasses.replace(fixture, chunks=tuple(chunks), sse=None)  # a variant is rendered from its chunks
     outcome = _runner(adapter)(variant.request(), timeout)
     try:
         reference = assemble(fixture.protocol, chunks) if "events" in adapter.capabilities else None
@@ -124,7 +124,7 @@ def fuzz_robustness(adapter, corpus: Corpus, fixture: Fixture, examples: int, ti
 
 
 def _robustness_problem(run, validator, fixture: Fixture, chunks: list[Any], timeout: float) -> str | None:
-    outcome = run(dataclasses.replace(fixture, chunks=tuple(chunks)).request(), timeout)
+    outcome = run(dataclasses.replace(fixture, chunks=tuple(chunks), sse=None).request(), timeout)
     if isinstance(outcome, (Crashed, TimedOut)):
         return f"{type(outcome).__name__}: {getattr(outcome, 'message', '') or getattr(outcome, 'seconds', '')}"
     if isinstance(outcome, Returned):

@@ -17,10 +17,13 @@ class AssemblyRequest:
     protocol: str
     chunks: tuple[Any, ...]
     stream_end: str = "terminator"
+    raw_sse: bytes | None = None  # a transport-level fixture's own bytes
 
     @cached_property
     def sse(self) -> bytes:
         """The stream as SSE bytes, exactly as the loopback server and respx replay serve it."""
+        if self.raw_sse is not None:
+            return self.raw_sse
         return render_sse(self.protocol, self.chunks, self.stream_end)
 
     def to_json(self) -> dict[str, Any]:
@@ -41,6 +44,7 @@ class Fixture:
     stream_end: str = "terminator"
     implementation_defined: dict[str, Any] | None = None
     comment: str | None = None
+    sse: str | None = None  # raw SSE text, for transport-level fixtures
     raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -49,12 +53,14 @@ class Fixture:
             id=data["id"], title=data["title"], protocol=data["protocol"], tags=tuple(data["tags"]),
             provenance=data["provenance"], chunks=tuple(data["chunks"]), expected=data["expected"], path=path,
             stream_end=data.get("stream_end", "terminator"),
-            implementation_defined=data.get("implementation_defined"), comment=data.get("comment"), raw=data,
+            implementation_defined=data.get("implementation_defined"), comment=data.get("comment"),
+            sse=data.get("sse"), raw=data,
         )
 
     def request(self) -> AssemblyRequest:
         """The fixture with its expectations stripped: all an adapter may know."""
-        return AssemblyRequest(self.id, self.protocol, self.chunks, self.stream_end)
+        raw = self.sse.encode("utf-8") if self.sse is not None else None
+        return AssemblyRequest(self.id, self.protocol, self.chunks, self.stream_end, raw)
 
     @property
     def acceptable(self) -> list[dict[str, Any]]:
