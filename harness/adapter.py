@@ -9,6 +9,7 @@ missing capability, declared here, and judged n/a.
 from __future__ import annotations
 
 import importlib
+import os
 from typing import TYPE_CHECKING, Any, Awaitable, ClassVar, Union
 
 from harness.errors import UnknownAdapter
@@ -71,6 +72,15 @@ class Adapter:
         return {"name": cls.name, "library": cls.library, "version": cls.version,
                 "protocols": sorted(cls.protocols), "capabilities": sorted(cls.capabilities),
                 "code_path": cls.code_path}
+
+
+def manifest_name(default: str) -> str:
+    """The name a manifest runs this class under (`openai-python-chat@2`), else `default`.
+
+    The driver passes it in DELTACHECK_ADAPTER_NAME, so one class can serve several pinned versions.
+    """
+    given = os.environ.get("DELTACHECK_ADAPTER_NAME", "")
+    return given if given.split("@", 1)[0] == default else default
 
 
 def _import_bundled() -> None:

@@ -258,20 +258,21 @@ class _KoogResponsesIdentity(ResponsesAssembler):
         self.by_item_id[key].arguments += event.get("delta", "")
 
 
-class _ResponsesDropsRefusal(ResponsesAssembler):
-    def finish(self):
-        outcome = super().finish()
-        for choice in outcome.result["choices"]:
-            choice["parts"] = [p for p in choice["parts"] if p["type"] != "refusal"]
-        return outcome
+def _dropping(base: type, part_types: set[str]) -> type:
+    """`base`, losing every part of these types from its result."""
+    class Dropping(base):
+        def finish(self):
+            outcome = super().finish()
+            for choice in outcome.result["choices"]:
+                choice["parts"] = [p for p in choice["parts"] if p["type"] not in part_types]
+            return outcome
+
+    Dropping.__name__ = f"{base.__name__}Dropping{''.join(sorted(part_types)).title()}"
+    return Dropping
 
 
-class _ResponsesDropsReasoning(ResponsesAssembler):
-    def finish(self):
-        outcome = super().finish()
-        for choice in outcome.result["choices"]:
-            choice["parts"] = [p for p in choice["parts"] if p["type"] != "reasoning"]
-        return outcome
+_ResponsesDropsRefusal = _dropping(ResponsesAssembler, {"refusal"})
+_ResponsesDropsReasoning = _dropping(ResponsesAssembler, {"reasoning"})
 
 
 class _OutputFromCompleted(ResponsesAssembler):
@@ -305,12 +306,7 @@ class _EmptyInputAsEmptyString(AnthropicAssembler):
         return outcome
 
 
-class _AnthropicDropsReasoning(AnthropicAssembler):
-    def finish(self):
-        outcome = super().finish()
-        for choice in outcome.result["choices"]:
-            choice["parts"] = [p for p in choice["parts"] if p["type"] not in ("reasoning", "redacted_reasoning")]
-        return outcome
+_AnthropicDropsReasoning = _dropping(AnthropicAssembler, {"reasoning", "redacted_reasoning"})
 
 
 MUTANTS: list[type[Mutant]] = [

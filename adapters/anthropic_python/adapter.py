@@ -32,24 +32,18 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
-import os
 from typing import Any, Iterator
 
 import anthropic
 import httpx2
 
-from harness.adapter import Adapter
+from harness.adapter import Adapter, manifest_name
 from harness.model import AssemblyRequest
 
 BASE_URL = "http://deltacheck.invalid"
 API_KEY = "sk-ant-deltacheck-dummy"
 MODEL = "claude-sonnet-4-6"
 TOOL_KINDS = {"tool_use": "function", "server_tool_use": "server"}
-
-
-def _manifest_name(default: str) -> str:
-    given = os.environ.get("DELTACHECK_ADAPTER_NAME", "")
-    return given if given.split("@", 1)[0] == default else default
 
 
 class _Replay:
@@ -101,7 +95,7 @@ def _arguments(value: Any) -> Any:
 
 
 class AnthropicMessagesAdapter(Adapter):
-    name = _manifest_name("anthropic-python")
+    name = manifest_name("anthropic-python")
     library = "anthropic"
     version = importlib.metadata.version("anthropic")
     protocols = frozenset({"anthropic-messages"})

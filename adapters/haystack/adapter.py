@@ -50,30 +50,15 @@ from haystack.dataclasses import ChatMessage, ReasoningContent, StreamingChunk, 
 from haystack.tools import Tool  # noqa: E402
 from haystack.utils import Secret  # noqa: E402
 
+from adapters.openai_errors import provider_error  # noqa: E402
 from adapters.replay import API_KEY, BASE_URL, SSE_HEADERS, Replay  # noqa: E402
-from harness.adapter import Adapter  # noqa: E402
+from harness.adapter import Adapter, manifest_name  # noqa: E402
 from harness.model import AssemblyRequest  # noqa: E402
 
 LIBRARY = "haystack-ai"
 VERSION = importlib.metadata.version(LIBRARY)
 TOOL = Tool(name="lookup", description="any tool", parameters={"type": "object", "properties": {}},
             function=lambda **kwargs: None)
-
-
-def _name(default: str) -> str:
-    """The manifest's name when the driver runs this class under it (`name@tag`), else the default."""
-    given = os.environ.get("DELTACHECK_ADAPTER_NAME", "")
-    return given if given == default or given.startswith(default + "@") else default
-
-
-def _sdk_error(exc: openai.APIError) -> dict[str, Any] | None:
-    """The provider's error, when the SDK's exception carries the error payload the stream sent."""
-    if isinstance(exc, (openai.APIStatusError, openai.APIConnectionError)) or not isinstance(exc.body, dict):
-        return None
-    message = exc.body.get("message")
-    if not isinstance(message, str):
-        return None
-    return {"type": exc.body.get("type") or exc.body.get("code"), "message": message}
 
 
 class _HaystackAdapter(Adapter):
@@ -101,7 +86,7 @@ class _HaystackAdapter(Adapter):
                 replies = generator.run(messages=[ChatMessage.from_user("deltacheck replay")],
                                         streaming_callback=streamed.append)["replies"]
         except openai.APIError as exc:
-            error = _sdk_error(exc)
+            error = provider_error(exc)
             if error is None:
                 raise
             return {"choices": [], "usage": None, "error": error}
@@ -131,7 +116,7 @@ class _HaystackAdapter(Adapter):
 
 
 class HaystackOpenAIChat(_HaystackAdapter):
-    name = _name("haystack-openai-chat")
+    name = manifest_name("haystack-openai-chat")
     protocol = "openai-chat"
     protocols = frozenset({protocol})
     capabilities = frozenset({"reasoning", "finish_reason", "usage", "error", "multiple_choices"})
@@ -151,7 +136,7 @@ class HaystackOpenAIChat(_HaystackAdapter):
 
 
 class HaystackOpenAIResponses(_HaystackAdapter):
-    name = _name("haystack-openai-responses")
+    name = manifest_name("haystack-openai-responses")
     protocol = "openai-responses"
     protocols = frozenset({protocol})
     capabilities = frozenset({"finish_detail", "reasoning", "reasoning_signature", "item_id", "finish_reason", "usage", "error"})

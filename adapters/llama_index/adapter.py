@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
-import os
 from typing import Any
 
 import httpx
@@ -44,8 +43,9 @@ import openai
 from llama_index.core.base.llms.types import ChatMessage, ChatResponse, TextBlock, ThinkingBlock, ToolCallBlock
 from llama_index.llms.openai import OpenAI, OpenAIResponses
 
+from adapters.openai_errors import provider_error
 from adapters.replay import API_KEY, BASE_URL, SSE_HEADERS, Replay
-from harness.adapter import Adapter
+from harness.adapter import Adapter, manifest_name
 from harness.model import AssemblyRequest
 
 LIBRARY = "llama-index-llms-openai"
@@ -54,28 +54,12 @@ PROMPT = [ChatMessage(role="user", content="deltacheck replay")]
 SCHEMA = {"type": "object", "properties": {}}
 
 
-def _name(default: str) -> str:
-    """The manifest's name when the driver runs this class under it (`name@tag`), else the default."""
-    given = os.environ.get("DELTACHECK_ADAPTER_NAME", "")
-    return given if given == default or given.startswith(default + "@") else default
-
-
 def _arguments(value: Any) -> str:
     if isinstance(value, str):
         return value
     if value is None:
         return ""
     return json.dumps(value, ensure_ascii=False)
-
-
-def _sdk_error(exc: openai.APIError) -> dict[str, Any] | None:
-    """The provider's error, when the SDK's exception carries the error payload the stream sent."""
-    if isinstance(exc, (openai.APIStatusError, openai.APIConnectionError)) or not isinstance(exc.body, dict):
-        return None
-    message = exc.body.get("message")
-    if not isinstance(message, str):
-        return None
-    return {"type": exc.body.get("type") or exc.body.get("code"), "message": message}
 
 
 class _LlamaIndexAdapter(Adapter):
@@ -102,7 +86,7 @@ class _LlamaIndexAdapter(Adapter):
             for response in self._llm(http_client).stream_chat(PROMPT, tools=self.tools):
                 last = response
         except openai.APIError as exc:
-            error = _sdk_error(exc)
+            error = provider_error(exc)
             if error is None:
                 raise
             return {"choices": [], "usage": None, "error": error}
@@ -117,7 +101,7 @@ class _LlamaIndexAdapter(Adapter):
 
 
 class LlamaIndexOpenAIChat(_LlamaIndexAdapter):
-    name = _name("llama-index-openai-chat")
+    name = manifest_name("llama-index-openai-chat")
     protocol = "openai-chat"
     protocols = frozenset({protocol})
     capabilities = frozenset({"reasoning", "error"})
@@ -150,7 +134,7 @@ class LlamaIndexOpenAIChat(_LlamaIndexAdapter):
 
 
 class LlamaIndexOpenAIResponses(_LlamaIndexAdapter):
-    name = _name("llama-index-openai-responses")
+    name = manifest_name("llama-index-openai-responses")
     protocol = "openai-responses"
     protocols = frozenset({protocol})
     capabilities = frozenset({"reasoning", "reasoning_signature", "usage", "error"})

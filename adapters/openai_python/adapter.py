@@ -45,25 +45,18 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
-import os
 from typing import Any, Iterator
 
 import httpx
 import openai
 import respx
 
-from harness.adapter import Adapter
+from harness.adapter import Adapter, manifest_name
 from harness.model import AssemblyRequest
 
 BASE_URL = "http://deltacheck.invalid/v1"
 API_KEY = "sk-deltacheck-dummy"
 MODEL = "gpt-4o"
-
-
-def _manifest_name(default: str) -> str:
-    """The manifest's name for this class (e.g. `openai-python-chat@2`), if the driver gave one for it."""
-    given = os.environ.get("DELTACHECK_ADAPTER_NAME", "")
-    return given if given.split("@", 1)[0] == default else default
 
 
 # -- transport -----------------------------------------------------------------------------------
@@ -154,7 +147,7 @@ class _Base(Adapter):
 
 
 class OpenAIChatAdapter(_Base):
-    name = _manifest_name("openai-python-chat")
+    name = manifest_name("openai-python-chat")
     protocols = frozenset({"openai-chat"})
     capabilities = frozenset({"refusal", "reasoning", "finish_reason", "usage", "error", "multiple_choices", "events"})
     code_path = ("openai.OpenAI().chat.completions.stream(...) iterated to the end, then get_final_completion(); "
@@ -237,7 +230,7 @@ class OpenAIChatAdapter(_Base):
 
 
 class OpenAIResponsesAdapter(_Base):
-    name = _manifest_name("openai-python-responses")
+    name = manifest_name("openai-python-responses")
     protocols = frozenset({"openai-responses"})
     capabilities = frozenset({"finish_detail", "refusal", "reasoning", "reasoning_signature", "annotations", "item_id", "custom_tools",
                               "finish_reason", "usage", "error", "events"})

@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
-import os
 import warnings
 from typing import Any
 
@@ -69,7 +68,7 @@ from pydantic_ai.providers.openai import OpenAIProvider
 from pydantic_ai.tools import ToolDefinition
 
 from adapters.replay import API_KEY, BASE_URL, SSE_HEADERS, Replay
-from harness.adapter import Adapter
+from harness.adapter import Adapter, manifest_name
 from harness.model import AssemblyRequest
 
 LIBRARY = "pydantic-ai-slim"
@@ -78,12 +77,6 @@ PROMPT = [ModelRequest.user_text_prompt("deltacheck replay")]
 TOOLS = ModelRequestParameters(function_tools=[ToolDefinition(
     name="lookup", description="any tool", parameters_json_schema={"type": "object", "properties": {}})])
 COMMON = frozenset({"reasoning", "reasoning_signature", "refusal", "annotations", "finish_reason", "error", "events"})
-
-
-def _name(default: str) -> str:
-    """The manifest's name when the driver runs this class under it (`name@tag`), else the default."""
-    given = os.environ.get("DELTACHECK_ADAPTER_NAME", "")
-    return given if given == default or given.startswith(default + "@") else default
 
 
 def _arguments(args: Any) -> str:
@@ -211,7 +204,7 @@ class _OpenAIAdapter(_PydanticAIAdapter):
 
 
 class PydanticAIOpenAIChat(_OpenAIAdapter):
-    name = _name("pydantic-ai-openai-chat")
+    name = manifest_name("pydantic-ai-openai-chat")
     protocol = "openai-chat"
     protocols = frozenset({protocol})
     capabilities = COMMON
@@ -221,7 +214,7 @@ class PydanticAIOpenAIChat(_OpenAIAdapter):
 
 
 class PydanticAIOpenAIResponses(_OpenAIAdapter):
-    name = _name("pydantic-ai-openai-responses")
+    name = manifest_name("pydantic-ai-openai-responses")
     protocol = "openai-responses"
     protocols = frozenset({protocol})
     capabilities = COMMON | {"item_id"}
@@ -231,7 +224,7 @@ class PydanticAIOpenAIResponses(_OpenAIAdapter):
 
 
 class PydanticAIAnthropic(_PydanticAIAdapter):
-    name = _name("pydantic-ai-anthropic")
+    name = manifest_name("pydantic-ai-anthropic")
     protocol = "anthropic-messages"
     protocols = frozenset({protocol})
     capabilities = COMMON - {"refusal"}
