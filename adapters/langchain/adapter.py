@@ -22,15 +22,12 @@ served by an `httpx2.MockTransport` (respx patches httpx 0.x, which neither SDK 
 
 Tool calls. The merged chunk carries two views: `tool_call_chunks` (per call: the concatenated raw
 `args` text, `id`, `name`, `index`, merged by langchain-core) and `tool_calls` / `invalid_tool_calls`
-(derived from `tool_call_chunks` at construction by `parse_partial_json`, which silently closes
-truncated JSON and moves what it cannot parse to `invalid_tool_calls`). The adapters report
-`tool_call_chunks`: it is the library's assembled state, it keeps every call in first-appearance
-order, and its arguments are the raw text (`tool_calls` would hide truncated or concatenated JSON
-behind `parse_partial_json`'s repair). Only when a chunk's `args` is not text (null: a call whose
-fragments never carried `arguments`) is the entry langchain-core derives from that chunk used,
-serialised with `json.dumps`. Consequence to keep in mind: ChatAnthropic encodes a `tool_use` that
-got no input deltas as `args=""` in its chunk (its derived `tool_calls` entry has `args={}`), and
-that empty text is what is reported.
+(derived from `tool_call_chunks` at construction by `parse_partial_json`, which closes truncated
+JSON and moves what it cannot parse to `invalid_tool_calls`). The adapters report what a LangChain
+user reads, `tool_calls` (arguments serialised with `json.dumps`) or, for a call whose text does
+not parse, its `invalid_tool_calls` entry with the raw text; each derived from its own chunk entry,
+so the calls stay in the library's order. `parse_partial_json`'s repair of a truncated or
+concatenated argument text is the library's behaviour and is judged as such.
 For Responses the ordered `content` blocks are mapped instead (`function_call` blocks carry the same
 concatenated `arguments` plus the item `id`, and keep their place among text and reasoning);
 `custom_tool_call` blocks carry the raw `input`. For Anthropic, content blocks give the order;
@@ -125,19 +122,20 @@ def _anthropic_provider_error(exc: BaseException) -> dict | None:
 
 
 def _tool_calls_from_chunks(merged: AIMessageChunk) -> list[dict[str, Any]]:
-    """`tool_call_chunks` in order; a non-text `args` takes the parsed entry the library derives from it."""
+    """The calls a user reads (`tool_calls`, or `invalid_tool_calls` when the text does not parse), in order.
+
+    langchain-core derives each entry from one merged `tool_call_chunks` entry
+    (AIMessageChunk.init_tool_calls); deriving them one by one keeps them in that order.
+    """
     parts = []
     for tcc in merged.tool_call_chunks:
-        args = tcc.get("args")
+        derived_msg = AIMessageChunk(content="", tool_call_chunks=[tcc])
+        derived = (derived_msg.tool_calls or derived_msg.invalid_tool_calls)[0]
+        args = derived.get("args")
         if not isinstance(args, str):
-            # langchain-core derives tool_calls / invalid_tool_calls from each chunk on its own
-            # (AIMessageChunk.init_tool_calls); let it derive this one chunk's entry.
-            derived_msg = AIMessageChunk(content="", tool_call_chunks=[tcc])
-            derived = (derived_msg.tool_calls or derived_msg.invalid_tool_calls)[0]
-            dargs = derived.get("args")
-            args = dargs if isinstance(dargs, str) else json.dumps(dargs, ensure_ascii=False)
-        parts.append({"type": "tool_call", "kind": "function", "id": tcc.get("id"), "item_id": None,
-                      "name": tcc.get("name"), "arguments": args})
+            args = json.dumps(args, ensure_ascii=False)  # a parsed tool_calls entry holds a dict
+        parts.append({"type": "tool_call", "kind": "function", "id": derived.get("id"), "item_id": None,
+                      "name": derived.get("name"), "arguments": args})
     return parts
 
 
