@@ -24,6 +24,7 @@ from harness.corpus import DEFAULT_CORPUS, Corpus, load_corpus
 from harness.errors import DriverFailed, EnvironmentFailed, InvalidResults, ManifestProblem, UnknownAdapter
 from harness.external import ExternalAdapter, probe_all
 from harness.reference import PROTOCOLS
+from harness.envs import relock as relock_requirements
 from harness.export import render_html, render_junit
 from harness.report import render_report
 from harness.results import ResultsWriter, read_results
@@ -368,7 +369,9 @@ def adapters(fmt: str | None) -> None:
 @main.command()
 @click.option("--adapter", "adapter_names", multiple=True, help="Only these manifest adapters (default: all).")
 @click.option("--rebuild", is_flag=True, help="Rebuild even when the stamp says the environment is up to date.")
-def envs(adapter_names: tuple[str, ...], rebuild: bool) -> None:
+@click.option("--relock", is_flag=True,
+              help="First rewrite each Python adapter's requirements file: its direct pins, then the full set they resolve to.")
+def envs(adapter_names: tuple[str, ...], rebuild: bool, relock: bool) -> None:
     """Create or update manifest adapters' environments (.venvs/<name>, or the manifest's `setup`)."""
     problems = _warn_manifest_problems()
     registry = registered_adapters()
@@ -388,6 +391,9 @@ def envs(adapter_names: tuple[str, ...], rebuild: bool) -> None:
         done.add(env_name)
         users = ", ".join(a.name for a in chosen if a.manifest.env_name == env_name)
         try:
+            if relock and adapter.manifest.language == "python":
+                path = relock_requirements(adapter.manifest, adapter.envs_dir, log=lambda line: err.print(line, markup=False, highlight=False))
+                click.echo(f"{env_name}: re-locked {path.relative_to(REPO_ROOT)}")
             built = adapter.ensure_env(rebuild=rebuild)
         except EnvironmentFailed as exc:
             err.print(f"[red]failed[/] {exc}", markup=True, highlight=False)

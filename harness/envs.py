@@ -115,3 +115,55 @@ def launch(manifest: Manifest, *, envs_dir: Path = ENVS_DIR, adapters_dir: Path 
     env.pop("PYTHONHOME", None)
     python = env_dir(manifest, envs_dir) / "bin" / "python"
     return Launch((str(python), "-m", "harness.driver", manifest.entry), str(adapters_dir.parent), env)
+
+
+# -- re-locking a requirements file --------------------------------------------------------------
+
+DIRECT_HEADER = "# What the adapter imports, pinned:"
+FROZEN_HEADER = ("# Everything else, frozen from a clean install of the above (pip freeze), so every machine builds the\n"
+                 "# same environment and REPORT.md does not move under a transitive release:")
+
+
+def direct_requirements(text: str) -> list[str]:
+    """The pins above the frozen section: what the adapter itself imports."""
+    direct = []
+    for line in text.splitlines():
+        if line.startswith(FROZEN_HEADER.splitlines()[0]):
+            break
+        if line.strip() and not line.lstrip().startswith("#"):
+            direct.append(line.strip())
+    return direct
+
+
+def relock(manifest: Manifest, work_dir: Path, *, log: Callable[[str], None] = print,
+           run: Runner = run_command) -> Path:
+    """Rewrite a Python manifest's requirements file: its direct pins, then the full set they resolve to.
+
+    Run it after changing a direct pin; the environment's stamp changes, so `envs` rebuilds it.
+    """
+    path = manifest.folder / manifest.requirements
+    direct = direct_requirements(path.read_text(encoding="utf-8"))
+    venv = work_dir / f"relock-{manifest.env_name}"
+    shutil.rmtree(venv, ignore_errors=True)
+    python = str(venv / "bin" / "python")
+    steps = [[sys.executable, "-m", "venv", str(venv)],
+             [python, "-m", "pip", "install", "--disable-pip-version-check", "--no-input", *direct],
+             [python, "-m", "pip", "freeze", "--exclude", "pip", "--exclude", "setuptools", "--exclude", "wheel"]]
+    output = ""
+    for command in steps:
+        log(f"{manifest.env_name}: {' '.join(command)}")
+        status, output = run(command, manifest.folder)
+        if status != 0:
+            raise EnvironmentFailed(manifest.env_name, command, output[-OUTPUT_TAIL:].rstrip())
+    shutil.rmtree(venv, ignore_errors=True)
+    names = {_project(line) for line in direct}
+    frozen = [line for line in output.splitlines() if "==" in line and not line.startswith(("#", "-"))
+              and _project(line) not in names]  # pip's warnings share the output; pins are `name==version`
+    path.write_text("\n".join([DIRECT_HEADER, *direct, FROZEN_HEADER, *frozen]) + "\n", encoding="utf-8")
+    return path
+
+
+def _project(requirement: str) -> str:
+    """The normalised project name of `name[extra]==version`."""
+    name = requirement.split("==", 1)[0].split("[", 1)[0].strip()
+    return name.lower().replace("_", "-").replace(".", "-")

@@ -492,3 +492,38 @@ def test_envs_builds_an_environment_once_and_then_reports_it_up_to_date(repo_of_
     assert (first.exit_code, second.exit_code) == (0, 0), first.output
     assert "node-broken: built (used by broken-node)" in first.output
     assert "node-broken: up to date (used by broken-node)" in second.output
+
+
+def test_relock_keeps_the_direct_pins_and_freezes_the_rest(tmp_path):
+    from harness.envs import FROZEN_HEADER, relock
+
+    folder = tmp_path / "lib"
+    folder.mkdir()
+    (folder / "requirements.txt").write_text("lib[extra]==1.0\nhttpx==0.28.1\n")
+    manifest = next(iter(load_manifests_for_relock(folder)))
+    calls = []
+
+    def fake_run(command, cwd):
+        calls.append(list(command))
+        if "freeze" in command:
+            return 0, "WARNING: Location 'x' is ignored\nanyio==4.0\nhttpx==0.28.1\nlib==1.0\nsniffio==1.3\n"
+        return 0, ""
+
+    path = relock(manifest, tmp_path, log=lambda line: None, run=fake_run)
+    lines = path.read_text().splitlines()
+    assert lines[1:3] == ["lib[extra]==1.0", "httpx==0.28.1"]
+    assert lines[-2:] == ["anyio==4.0", "sniffio==1.3"]  # direct pins once, warnings dropped
+    assert FROZEN_HEADER.splitlines()[0] in lines
+    assert calls[1][-2:] == ["lib[extra]==1.0", "httpx==0.28.1"]
+
+
+def load_manifests_for_relock(folder):
+    import json as _json
+
+    from harness.manifests import load_manifests
+
+    (folder / "manifest.json").write_text(_json.dumps(
+        [{"name": "lib-chat", "language": "python", "entry": "adapters.lib.adapter:Lib", "requirements": "requirements.txt"}]))
+    loaded = load_manifests(folder.parent)
+    assert not loaded.problems, loaded.problems
+    return loaded.adapters
