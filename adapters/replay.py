@@ -1,6 +1,6 @@
 """Serve a fixture's SSE bytes through an SDK's own HTTP client, and tell how far the SDK has read.
 
-Shared by the Python adapters that replay through a mock transport (stdlib only, so it imports in
+Shared by every Python adapter that replays through a mock transport or respx (stdlib only, so it imports in
 every adapter's own environment).
 
 The body is `request.sse`, byte for byte, handed to the client one SSE event at a time (as a server

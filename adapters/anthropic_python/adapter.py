@@ -32,11 +32,12 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
-from typing import Any, Iterator
+from typing import Any
 
 import anthropic
 import httpx2
 
+from adapters.replay import Replay
 from harness.adapter import Adapter, manifest_name
 from harness.model import AssemblyRequest
 
@@ -46,33 +47,14 @@ MODEL = "claude-sonnet-4-6"
 TOOL_KINDS = {"tool_use": "function", "server_tool_use": "server"}
 
 
-class _Replay:
-    """The fixture's SSE bytes, handed out one event per network chunk; counts what was pulled."""
-
-    def __init__(self, request: AssemblyRequest) -> None:
-        body = request.sse
-        pieces = [p + b"\n\n" for p in body.split(b"\n\n") if p]
-        if b"".join(pieces) != body:  # never serve anything but the exact bytes
-            pieces = [body]
-        self.pieces = pieces
-        self.n_chunks = len(request.chunks)
-        self.aligned = len(pieces) == self.n_chunks
-        self.pulled = 0
-
-    def stream(self) -> Iterator[bytes]:
-        for piece in self.pieces:
-            self.pulled += 1
-            yield piece
-
-    def after_chunk(self) -> int | None:
-        if not self.aligned or self.pulled == 0:
-            return None
-        return self.pulled - 1
-
-    def handler(self, request: httpx2.Request) -> httpx2.Response:
+def _serve(replay: Replay) -> httpx2.MockTransport:
+    """Answer the Messages endpoint with the fixture's bytes, one SSE event per network chunk."""
+    def handler(request: httpx2.Request) -> httpx2.Response:
         if request.method != "POST" or request.url.path != "/v1/messages":
             return httpx2.Response(404, json={"type": "error", "error": {"type": "not_found_error", "message": "deltacheck"}})
-        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=self.stream())
+        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=replay.iterate())
+
+    return httpx2.MockTransport(handler)
 
 
 # How the SDK's objects are written: the SDK's own `to_dict()` form (`exclude_unset`), which holds what
@@ -105,9 +87,9 @@ class AnthropicMessagesAdapter(Adapter):
                  "fixture's SSE bytes are served by httpx2.MockTransport through the httpx2.Client passed as http_client")
 
     def assemble(self, request: AssemblyRequest) -> dict[str, Any]:
-        replay = _Replay(request)
+        replay = Replay(request)
         events: list[dict[str, Any]] = []
-        http = httpx2.Client(transport=httpx2.MockTransport(replay.handler))
+        http = httpx2.Client(transport=_serve(replay))
         client = anthropic.Anthropic(api_key=API_KEY, base_url=BASE_URL, http_client=http, max_retries=0)
         try:
             with client.messages.stream(model=MODEL, max_tokens=1024,

@@ -45,12 +45,13 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
-from typing import Any, Iterator
+from typing import Any
 
 import httpx
 import openai
 import respx
 
+from adapters.replay import Replay
 from harness.adapter import Adapter, manifest_name
 from harness.model import AssemblyRequest
 
@@ -62,42 +63,13 @@ MODEL = "gpt-4o"
 # -- transport -----------------------------------------------------------------------------------
 
 
-class _Replay:
-    """The fixture's SSE bytes, handed out one event per network chunk; counts what was pulled."""
-
-    def __init__(self, request: AssemblyRequest) -> None:
-        body = request.sse
-        pieces = [p + b"\n\n" for p in body.split(b"\n\n") if p]
-        if b"".join(pieces) != body:  # never serve anything but the exact bytes
-            pieces = [body]
-        self.pieces = pieces
-        self.n_chunks = len(request.chunks)
-        # Each chunk is rendered as one SSE event; a trailing `data: [DONE]` is not a chunk.
-        self.aligned = len(pieces) in (self.n_chunks, self.n_chunks + 1) and (
-            len(pieces) == self.n_chunks or pieces[-1] == b"data: [DONE]\n\n")
-        self.pulled = 0
-
-    def stream(self) -> Iterator[bytes]:
-        for piece in self.pieces:
-            self.pulled += 1
-            yield piece
-
-    def after_chunk(self) -> int | None:
-        """Index of the last fixture chunk the SDK could have consumed so far."""
-        if not self.aligned or self.pulled == 0:
-            return None
-        return min(self.pulled, self.n_chunks) - 1
-
-    def response(self, _request: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=self.stream())
-
-
 class _Served:
     """An OpenAI client whose HTTP requests to `path` are answered with the replay, via respx."""
 
-    def __init__(self, replay: _Replay, path: str) -> None:
+    def __init__(self, replay: Replay, path: str) -> None:
         self.router = respx.mock(base_url=BASE_URL, assert_all_called=False, assert_all_mocked=True)
-        self.router.post(path).mock(side_effect=replay.response)
+        self.router.post(path).mock(side_effect=lambda _request: httpx.Response(
+            200, headers={"content-type": "text/event-stream"}, content=replay.iterate()))
         self.http = httpx.Client()
         self.client = openai.OpenAI(api_key=API_KEY, base_url=BASE_URL, http_client=self.http, max_retries=0)
 
@@ -154,7 +126,7 @@ class OpenAIChatAdapter(_Base):
                  "the fixture's SSE bytes are served by respx to the httpx.Client passed as http_client")
 
     def assemble(self, request: AssemblyRequest) -> dict[str, Any]:
-        replay = _Replay(request)
+        replay = Replay(request)
         events: list[dict[str, Any]] = []
         with _Served(replay, "/chat/completions") as client:
             try:
@@ -238,7 +210,7 @@ class OpenAIResponsesAdapter(_Base):
                  "the fixture's SSE bytes are served by respx to the httpx.Client passed as http_client")
 
     def assemble(self, request: AssemblyRequest) -> dict[str, Any]:
-        replay = _Replay(request)
+        replay = Replay(request)
         events: list[dict[str, Any]] = []
         with _Served(replay, "/responses") as client:
             try:
