@@ -11,7 +11,7 @@ when it emitted something (CONTRACT.md 3.4 `after_chunk`).
 
 from __future__ import annotations
 
-from typing import Any, AsyncIterator, Iterator
+from typing import Any, AsyncIterator, Callable, Iterator
 
 SSE_HEADERS = {"content-type": "text/event-stream", "cache-control": "no-cache"}
 BASE_URL = "http://deltacheck.invalid/v1"  # never resolved: the mock transport answers every request
@@ -50,6 +50,20 @@ class Replay:
     async def aiterate(self) -> AsyncIterator[bytes]:
         for piece in self.iterate():
             yield piece
+
+    def handler(self, response_class: type, asynchronous: bool = False) -> Callable[[Any], Any]:
+        """A mock-transport handler (httpx or httpx2) that answers one request with the stream.
+
+        A second request is the library retrying or re-asking: that is not a stream to replay.
+        """
+        def answer(_request: Any) -> Any:
+            self.requests += 1
+            if self.requests > 1:
+                raise RuntimeError("the library sent a second request; only one stream is replayed")
+            body = self.aiterate() if asynchronous else self.iterate()
+            return response_class(200, headers=SSE_HEADERS, content=body)
+
+        return answer
 
     def after_chunk(self) -> int | None:
         if not self.aligned or self.pulled == 0 or self.chunk_count == 0:

@@ -6,7 +6,7 @@ import json
 import shlex
 import sys
 from collections import Counter
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 

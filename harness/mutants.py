@@ -10,15 +10,12 @@ part of the implementation matrix; `deltacheck mutants` runs them and REPORT.md 
 
 from __future__ import annotations
 
-import copy
-from dataclasses import dataclass
-from typing import Any, Callable, ClassVar
+from typing import Any, ClassVar
 
 from harness.adapter import CAPABILITIES
 from harness.model import AssemblyRequest
-from harness.reference import ASSEMBLERS
-from harness.reference.anthropic import AnthropicAssembler, _Block
-from harness.reference.chat import ChatAssembler, _Call, _Choice, _nonempty
+from harness.reference.anthropic import AnthropicAssembler
+from harness.reference.chat import ChatAssembler, _nonempty
 from harness.reference.responses import ResponsesAssembler
 
 

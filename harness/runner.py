@@ -16,9 +16,8 @@ from typing import Any, Callable, Iterable, Iterator
 
 from harness.adapter import Adapter
 from harness.corpus import Corpus, fast_result_check, result_validator
-from harness.errors import AssemblyError
 from harness.model import AssemblyRequest, Fixture
-from harness.reference import assemble
+from harness.reference import PROTOCOLS
 from harness.verdict import Crashed, Outcome, Raised, Returned, TimedOut, Verdict, judge
 
 DEFAULT_TIMEOUT = 10.0
@@ -124,7 +123,7 @@ def problem_records(adapter_name: str, corpus: Corpus, protocols: set[str], ids:
         fixture_id = problems[0].fixture_id
         if ids and fixture_id not in ids:
             continue
-        protocol = next((p for p in ("openai-chat", "openai-responses", "anthropic-messages") if f"/{p}/" in path), None)
+        protocol = next((p for p in PROTOCOLS if f"/{p}/" in path), None)
         if protocols and protocol not in protocols:
             continue
         yield {"kind": "result", "fixture": fixture_id, "adapter": adapter_name, "path": path, "protocol": protocol,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from harness.corpus import load_corpus
-from harness.sse import Event, decode_stream, parse_event_stream
+from harness.sse import decode_stream, parse_event_stream
 
 
 def events(text: str) -> list[tuple[str, str]]:

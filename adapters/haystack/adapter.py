@@ -51,7 +51,7 @@ from haystack.tools import Tool  # noqa: E402
 from haystack.utils import Secret  # noqa: E402
 
 from adapters.openai_errors import provider_error  # noqa: E402
-from adapters.replay import API_KEY, BASE_URL, SSE_HEADERS, Replay  # noqa: E402
+from adapters.replay import API_KEY, BASE_URL, Replay  # noqa: E402
 from harness.adapter import Adapter, manifest_name  # noqa: E402
 from harness.model import AssemblyRequest  # noqa: E402
 
@@ -69,12 +69,7 @@ class _HaystackAdapter(Adapter):
 
     def assemble(self, request: AssemblyRequest) -> dict[str, Any]:
         replay = Replay(request)
-
-        def handler(http_request: httpx.Request) -> httpx.Response:
-            replay.requests += 1
-            if replay.requests > 1:
-                raise RuntimeError("the library sent a second request; only one stream is replayed")
-            return httpx.Response(200, headers=SSE_HEADERS, content=replay.iterate())
+        handler = replay.handler(httpx.Response)
 
         generator = self.generator_class(
             api_key=Secret.from_token(API_KEY), model="gpt-4o", api_base_url=BASE_URL, max_retries=0,

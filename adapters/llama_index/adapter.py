@@ -44,7 +44,7 @@ from llama_index.core.base.llms.types import ChatMessage, ChatResponse, TextBloc
 from llama_index.llms.openai import OpenAI, OpenAIResponses
 
 from adapters.openai_errors import provider_error
-from adapters.replay import API_KEY, BASE_URL, SSE_HEADERS, Replay
+from adapters.replay import API_KEY, BASE_URL, Replay
 from harness.adapter import Adapter, manifest_name
 from harness.model import AssemblyRequest
 
@@ -73,12 +73,7 @@ class _LlamaIndexAdapter(Adapter):
 
     def assemble(self, request: AssemblyRequest) -> dict[str, Any]:
         replay = Replay(request)
-
-        def handler(http_request: httpx.Request) -> httpx.Response:
-            replay.requests += 1
-            if replay.requests > 1:
-                raise RuntimeError("the library sent a second request; only one stream is replayed")
-            return httpx.Response(200, headers=SSE_HEADERS, content=replay.iterate())
+        handler = replay.handler(httpx.Response)
 
         http_client = httpx.Client(transport=httpx.MockTransport(handler))
         last: ChatResponse | None = None

@@ -67,7 +67,7 @@ from pydantic_ai.providers.anthropic import AnthropicProvider
 from pydantic_ai.providers.openai import OpenAIProvider
 from pydantic_ai.tools import ToolDefinition
 
-from adapters.replay import API_KEY, BASE_URL, SSE_HEADERS, Replay
+from adapters.replay import API_KEY, BASE_URL, Replay
 from harness.adapter import Adapter, manifest_name
 from harness.model import AssemblyRequest
 
@@ -112,12 +112,7 @@ class _PydanticAIAdapter(Adapter):
 
     async def assemble(self, request: AssemblyRequest) -> dict[str, Any]:
         replay = Replay(request)
-
-        def handler(http_request: httpx2.Request) -> httpx2.Response:
-            replay.requests += 1
-            if replay.requests > 1:
-                raise RuntimeError("the library sent a second request; only one stream is replayed")
-            return httpx2.Response(200, headers=SSE_HEADERS, content=replay.aiterate())
+        handler = replay.handler(httpx2.Response, asynchronous=True)
 
         http_client = httpx2.AsyncClient(transport=httpx2.MockTransport(handler))
         model = self._model(http_client)
