@@ -1,6 +1,6 @@
 """The project's own reference assemblers, run as an adapter.
 
-Code path: `harness.reference.assemble`, chunk by chunk, exactly as `deltacheck lint` runs it. It
+Code path: `deltacheck.reference.assemble`, chunk by chunk, exactly as `deltacheck lint` runs it. It
 proves the harness end to end and is the baseline every third-party adapter is compared with.
 """
 
@@ -8,19 +8,19 @@ from __future__ import annotations
 
 from typing import Any
 
-import harness
-from harness.adapter import CAPABILITIES, Adapter
-from harness.model import AssemblyRequest
-from harness.reference import PROTOCOLS, assemble
+import deltacheck
+from deltacheck.adapter import CAPABILITIES, Adapter
+from deltacheck.model import AssemblyRequest
+from deltacheck.reference import PROTOCOLS, assemble
 
 
 class ReferenceAdapter(Adapter):
     name = "reference"
     library = "deltacheck"
-    version = harness.__version__
+    version = deltacheck.__version__
     protocols = frozenset(PROTOCOLS)
     capabilities = frozenset(CAPABILITIES)
-    code_path = "harness.reference.assemble over the fixture's parsed chunks"
+    code_path = "deltacheck.reference.assemble over the fixture's parsed chunks"
 
     def assemble(self, request: AssemblyRequest) -> dict[str, Any]:
         return assemble(request.protocol, request.chunks).result

@@ -2,7 +2,7 @@
 
     python bench/harness_overhead.py [--rounds N]
 
-"bare" is `harness.reference.assemble` over every fixture's chunks and nothing else; "harness" is
+"bare" is `deltacheck.reference.assemble` over every fixture's chunks and nothing else; "harness" is
 `run_fixtures` with the reference adapter: request building, the per-fixture timer, result
 validation, comparison and verdicts. Numbers are the median of N rounds, one core.
 """
@@ -13,10 +13,10 @@ import argparse
 import statistics
 import time
 
-from harness.adapter import get_adapter
-from harness.corpus import load_corpus
-from harness.reference import assemble
-from harness.runner import run_fixtures
+from deltacheck.adapter import get_adapter
+from deltacheck.corpus import load_corpus
+from deltacheck.reference import assemble
+from deltacheck.runner import run_fixtures
 
 
 def bare(fixtures) -> None:

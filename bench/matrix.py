@@ -11,10 +11,10 @@ from __future__ import annotations
 import argparse
 import time
 
-from harness.adapter import registered_adapters
-from harness.corpus import load_corpus
-from harness.runner import run_fixtures
-from harness.subprocess_adapter import SubprocessAdapter
+from deltacheck.adapter import registered_adapters
+from deltacheck.corpus import load_corpus
+from deltacheck.runner import run_fixtures
+from deltacheck.subprocess_adapter import SubprocessAdapter
 
 
 def main() -> None:

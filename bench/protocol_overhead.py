@@ -17,11 +17,11 @@ import sys
 import time
 from pathlib import Path
 
-from adapters.reference import ReferenceAdapter
-from harness.corpus import load_corpus
-from harness.runner import DEFAULT_TIMEOUT, call_adapter
-from harness.subprocess_adapter import SubprocessAdapter
-from harness.verdict import Returned
+from deltacheck.adapters.reference import ReferenceAdapter
+from deltacheck.corpus import load_corpus
+from deltacheck.runner import DEFAULT_TIMEOUT, call_adapter
+from deltacheck.subprocess_adapter import SubprocessAdapter
+from deltacheck.verdict import Returned
 
 REPO = Path(__file__).resolve().parent.parent
 TARGET_MEDIAN_MS = 2.0
@@ -47,7 +47,7 @@ def main() -> None:
     requests = [fixture.request() for fixture in load_corpus().fixtures]
     in_process = ReferenceAdapter()
     local = lambda request: call_adapter(in_process, request, DEFAULT_TIMEOUT)  # noqa: E731
-    with SubprocessAdapter([sys.executable, "-m", "harness.driver", "adapters.reference:ReferenceAdapter"],
+    with SubprocessAdapter([sys.executable, "-m", "deltacheck.driver", "deltacheck.adapters.reference:ReferenceAdapter"],
                            cwd=str(REPO)) as driver:
         remote = lambda request: driver.run_request(request, DEFAULT_TIMEOUT)  # noqa: E731
         for request in requests:  # warm: imports and caches on both sides

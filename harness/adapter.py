@@ -9,16 +9,19 @@ missing capability, declared here, and judged n/a.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
+import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, ClassVar, Union
 
-from harness.errors import UnknownAdapter
-from harness.model import AssemblyRequest
+from deltacheck.errors import BadAdapterSpec, UnknownAdapter
+from deltacheck.model import AssemblyRequest
 
 if TYPE_CHECKING:
-    from harness.errors import ManifestProblem
-    from harness.external import ExternalAdapter
-    from harness.subprocess_adapter import SubprocessAdapter
+    from deltacheck.errors import ManifestProblem
+    from deltacheck.external import ExternalAdapter
+    from deltacheck.subprocess_adapter import SubprocessAdapter
 
 CAPABILITIES = {
     "refusal": "refusal parts",
@@ -37,7 +40,7 @@ CAPABILITIES = {
 }
 
 # Bundled adapter modules, imported on first lookup so their classes register themselves.
-BUNDLED_MODULES = ("adapters.reference",)
+BUNDLED_MODULES = ("deltacheck.adapters.reference",)
 
 _REGISTRY: dict[str, type["Adapter"]] = {}
 
@@ -96,7 +99,7 @@ AdapterFactory = Union[type[Adapter], "ExternalAdapter"]
 def _external() -> tuple[dict[str, "ExternalAdapter"], list["ManifestProblem"]]:
     # Imported here, not at the top: the driver imports this module inside an adapter's own
     # environment, where the harness side (jsonschema, subprocess management) is not wanted.
-    from harness.external import external_adapters
+    from deltacheck.external import external_adapters
     return external_adapters(_REGISTRY)
 
 
@@ -112,12 +115,73 @@ def manifest_problems() -> list["ManifestProblem"]:
     return _external()[1]
 
 
-def get_adapter(name: str) -> "Adapter | SubprocessAdapter":
-    """A ready adapter; for a manifest adapter this builds its environment when needed."""
+def is_adapter_spec(name: str) -> bool:
+    """`MODULE:CLASS` or `path/to/file.py:CLASS` (registered names never contain a colon)."""
+    return ":" in name
+
+
+def load_adapter_spec(spec: str) -> type[Adapter]:
+    """The Adapter subclass a `MODULE:CLASS` or `path/to/file.py:CLASS` spec names.
+
+    A module is imported from the current directory or PYTHONPATH, as `python -m` would; a file is
+    loaded with its own folder on sys.path, so it can import its siblings.
+    """
+    target, _, class_name = spec.rpartition(":")
+    if not target or not class_name.isidentifier():
+        raise BadAdapterSpec(spec, "expected MODULE:CLASS or path/to/file.py:CLASS")
+    try:
+        if target.endswith(".py") or os.sep in target or "/" in target:
+            module = _import_file(Path(target))
+        else:
+            if "" not in sys.path and os.getcwd() not in sys.path:
+                sys.path.insert(0, os.getcwd())  # console scripts do not have the current directory on sys.path
+            module = importlib.import_module(target)
+    except BadAdapterSpec as exc:
+        raise BadAdapterSpec(spec, exc.reason) from None
+    except Exception as exc:  # the user's module failing to import is a usage error, reported in one line
+        raise BadAdapterSpec(spec, f"cannot import {target}: {type(exc).__name__}: {exc}") from None
+    cls = getattr(module, class_name, None)
+    if cls is None:
+        raise BadAdapterSpec(spec, f"{target} has no attribute {class_name!r}")
+    if not (isinstance(cls, type) and issubclass(cls, Adapter)):
+        raise BadAdapterSpec(spec, f"{class_name} is not a subclass of deltacheck.Adapter")
+    missing = [field for field in ("name", "library", "version", "protocols", "capabilities", "code_path")
+               if not hasattr(cls, field)]
+    if missing:
+        raise BadAdapterSpec(spec, f"{class_name} does not set {', '.join(missing)}")
+    return cls
+
+
+def _import_file(path: Path):
+    if not path.is_file():
+        raise BadAdapterSpec(str(path), f"no such file {path}")
+    folder = str(path.resolve().parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    module_name = path.stem if path.stem.isidentifier() else "deltacheck_user_adapter"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def get_adapter_factory(name: str) -> "AdapterFactory":
+    """The factory for a registered name or an adapter spec; UnknownAdapter / BadAdapterSpec otherwise."""
+    if is_adapter_spec(name):
+        return load_adapter_spec(name)
     _import_bundled()
     if name in _REGISTRY:  # in-process: no need to read the manifests
-        return _REGISTRY[name]()
+        return _REGISTRY[name]
     adapters = registered_adapters()
     if name not in adapters:
         raise UnknownAdapter(name, list(adapters))
-    return adapters[name]()
+    return adapters[name]
+
+
+def get_adapter(name: str) -> "Adapter | SubprocessAdapter":
+    """A ready adapter: a registered name or a `MODULE:CLASS` / `file.py:CLASS` spec.
+
+    For a manifest adapter this builds its environment when needed.
+    """
+    return get_adapter_factory(name)()

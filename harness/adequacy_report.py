@@ -6,8 +6,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from harness.errors import InvalidResults
-from harness.results import json_lines
+from deltacheck.errors import InvalidResults
+from deltacheck.results import json_lines
 
 
 def read_jsonl(path: Path | str) -> tuple[dict[str, Any], list[dict[str, Any]]]:

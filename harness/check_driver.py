@@ -10,12 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator
 
-from harness.corpus import Corpus, result_validator, schema_problems
-from harness.errors import DriverFailed
-from harness.model import Fixture
-from harness.reference import PROTOCOLS
-from harness.subprocess_adapter import Hello, SubprocessAdapter
-from harness.verdict import BrokeProtocol, Outcome, Raised, Returned, Skipped, TimedOut
+from deltacheck.corpus import Corpus, result_validator, schema_problems
+from deltacheck.errors import DriverFailed
+from deltacheck.model import Fixture
+from deltacheck.reference import PROTOCOLS
+from deltacheck.subprocess_adapter import Hello, SubprocessAdapter
+from deltacheck.verdict import BrokeProtocol, Outcome, Raised, Returned, Skipped, TimedOut
 
 SMOKE_TAGS = ("text", "tool-call")
 # Smoke runs use mainstream streams only: a driver is checked for speaking the protocol, not for

@@ -15,27 +15,25 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
-import harness
-from harness.adapter import get_adapter, manifest_problems, registered_adapters
-from harness.adequacy_report import read_jsonl
-from harness.check_driver import check_driver
-from harness.cli_adequacy import fuzz, mutants, run_fuzz, summarize_fuzz, write_fuzz_results, write_mutation_results
-from harness.corpus import DEFAULT_CORPUS, Corpus, load_corpus
-from harness.errors import DriverFailed, EnvironmentFailed, InvalidResults, ManifestProblem, UnknownAdapter
-from harness.external import ExternalAdapter, probe_all
-from harness.reference import PROTOCOLS
-from harness.envs import relock as relock_requirements
-from harness.export import render_html, render_junit
-from harness.report import render_report
-from harness.results import ResultsWriter, read_results
-from harness.runner import DEFAULT_TIMEOUT, problem_records, run_fixtures
-from harness.sse import encode_chunk
-from harness.subprocess_adapter import DEFAULT_STARTUP_TIMEOUT, Hello, SubprocessAdapter
-from harness.verdict import PASSING, UNSCORED
+import deltacheck
+from deltacheck.adapter import get_adapter, manifest_problems, registered_adapters
+from deltacheck.adequacy_report import read_jsonl
+from deltacheck.check_driver import check_driver
+from deltacheck.cli_adequacy import fuzz, mutants, run_fuzz, summarize_fuzz, write_fuzz_results, write_mutation_results
+from deltacheck.corpus import DEFAULT_CORPUS, Corpus, load_corpus
+from deltacheck.errors import DriverFailed, EnvironmentFailed, InvalidResults, ManifestProblem, UnknownAdapter
+from deltacheck.external import ExternalAdapter, probe_all
+from deltacheck.reference import PROTOCOLS
+from deltacheck.envs import relock as relock_requirements
+from deltacheck.export import render_html, render_junit
+from deltacheck.locations import default_report, default_results_dir
+from deltacheck.report import render_report
+from deltacheck.results import ResultsWriter, read_results
+from deltacheck.runner import DEFAULT_TIMEOUT, problem_records, run_fixtures
+from deltacheck.sse import encode_chunk
+from deltacheck.subprocess_adapter import DEFAULT_STARTUP_TIMEOUT, Hello, SubprocessAdapter
+from deltacheck.verdict import PASSING, UNSCORED
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_RESULTS_DIR = REPO_ROOT / "results"
-DEFAULT_REPORT = REPO_ROOT / "REPORT.md"
 
 err = Console(stderr=True)
 out = Console(highlight=False, soft_wrap=True)
@@ -49,7 +47,7 @@ startup_timeout_option = click.option("--startup-timeout", type=float, default=D
 
 
 @click.group()
-@click.version_option(harness.__version__, prog_name="deltacheck")
+@click.version_option(deltacheck.__version__, prog_name="deltacheck")
 def main() -> None:
     """Conformance suite for streaming assembly in LLM client libraries."""
 
@@ -132,7 +130,7 @@ def _started(adapter) -> Iterator[None]:
 
 def _run_one(adapter, corpus: Corpus, protocols: set[str], ids: set[str], results_path: Path | None,
              timeout: float) -> Counter[str]:
-    results_path = results_path or DEFAULT_RESULTS_DIR / f"{adapter.name}.jsonl"
+    results_path = results_path or default_results_dir() / f"{adapter.name}.jsonl"
     results_path.parent.mkdir(parents=True, exist_ok=True)
     # Only the protocols the adapter speaks: the others are not its business, not skips to list.
     spoken = (protocols or set(PROTOCOLS)) & set(adapter.protocols)
@@ -140,8 +138,8 @@ def _run_one(adapter, corpus: Corpus, protocols: set[str], ids: set[str], result
     by_protocol: dict[str, Counter[str]] = {}
     with results_path.open("w", encoding="utf-8") as handle:
         writer = ResultsWriter(handle)
-        writer.header(tool="deltacheck", tool_version=harness.__version__, corpus_version=corpus.version,
-                      contract_version=harness.CONTRACT_VERSION, adapter=adapter.describe(), timeout=timeout)
+        writer.header(tool="deltacheck", tool_version=deltacheck.__version__, corpus_version=corpus.version,
+                      contract_version=deltacheck.CONTRACT_VERSION, adapter=adapter.describe(), timeout=timeout)
         for record in problem_records(adapter.name, corpus, spoken, ids):
             writer.record(record)
             err.print(f"[yellow]skip[/] {record['path']}: {record['message']}")
@@ -189,9 +187,10 @@ def _print_summary(name: str, by_protocol: dict[str, Counter[str]], results_path
 @corpus_option
 @click.option("--adapter", "adapter_names", multiple=True,
               help="Only these adapters (default: every in-process and manifest adapter).")
-@click.option("--results-dir", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_RESULTS_DIR,
-              show_default="results/")
-@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_REPORT, show_default="REPORT.md")
+@click.option("--results-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              show_default="results/ in the checkout or the current directory")
+@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              show_default="REPORT.md in the checkout or the current directory")
 @click.option("--timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True, help="Seconds per fixture.")
 @click.option("--examples", type=int, default=10, show_default=True,
               help="Fuzz examples per fixture and mode for each adapter (0: no fuzzing).")
@@ -202,6 +201,8 @@ def score(corpus_dir: Path, adapter_names: tuple[str, ...], results_dir: Path, o
     An adapter whose environment or driver cannot start is reported and left out; the others still
     run, and the exit status is 1.
     """
+    results_dir = results_dir or default_results_dir()
+    output = output or default_report()
     corpus = load_corpus(corpus_dir)
     problems = _warn_manifest_problems()
     registry = registered_adapters()
@@ -247,14 +248,17 @@ def _warn_manifest_problems() -> list[ManifestProblem]:
 @main.command()
 @click.argument("results_files", nargs=-1, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @corpus_option
-@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_REPORT, show_default="REPORT.md")
+@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              show_default="REPORT.md in the checkout or the current directory")
 def report(results_files: tuple[Path, ...], corpus_dir: Path, output: Path) -> None:
     """Write REPORT.md from results files (default: every results/*.jsonl)."""
-    files = list(results_files) or sorted(p for p in DEFAULT_RESULTS_DIR.glob("*.jsonl") if _is_adapter_results(p))
+    results_dir = default_results_dir()
+    output = output or default_report()
+    files = list(results_files) or sorted(p for p in results_dir.glob("*.jsonl") if _is_adapter_results(p))
     if not files:
-        raise click.UsageError(f"no results files given and none in {DEFAULT_RESULTS_DIR}; run `deltacheck run` first")
-    mutation = DEFAULT_RESULTS_DIR / "mutants.jsonl"
-    fuzz_files = sorted(DEFAULT_RESULTS_DIR / f"fuzz-{path.stem}.jsonl" for path in files)
+        raise click.UsageError(f"no results files given and none in {results_dir}; run `deltacheck run` first")
+    mutation = results_dir / "mutants.jsonl"
+    fuzz_files = sorted(results_dir / f"fuzz-{path.stem}.jsonl" for path in files)
     _write_report(files, load_corpus(corpus_dir, check_reference=False), output, mutation_file=mutation,
                   fuzz_files=[f for f in fuzz_files if f.exists()])
 
@@ -271,7 +275,7 @@ def _write_report(files: list[Path], corpus: Corpus, output: Path, mutation_file
         fuzz = [read_jsonl(path) for path in fuzz_files]
     except InvalidResults as exc:
         raise click.ClickException(str(exc)) from None
-    output.write_text(render_report(results, corpus.version, harness.CONTRACT_VERSION, mutation, fuzz), encoding="utf-8")
+    output.write_text(render_report(results, corpus.version, deltacheck.CONTRACT_VERSION, mutation, fuzz), encoding="utf-8")
     output.with_suffix(".html").write_text(render_html(results, corpus.version), encoding="utf-8")
     if files:  # JUnit XML beside the results it renders, for CI systems that read it
         (files[0].parent / "junit.xml").write_text(render_junit(results, corpus.version), encoding="utf-8")
@@ -293,7 +297,7 @@ def explain(fixture_id: str, corpus_dir: Path) -> None:
         if problems:
             raise click.ClickException("this fixture does not load: " + "; ".join(map(str, problems)))
         raise click.ClickException(f"no fixture {fixture_id} in {corpus_dir}")
-    from harness.compare import pretty
+    from deltacheck.compare import pretty
     prov = fixture.provenance
     lines = [
         f"{corpus.cite(fixture.id)}: {fixture.title}",
@@ -393,7 +397,7 @@ def envs(adapter_names: tuple[str, ...], rebuild: bool, relock: bool) -> None:
         try:
             if relock and adapter.manifest.language == "python":
                 path = relock_requirements(adapter.manifest, adapter.envs_dir, log=lambda line: err.print(line, markup=False, highlight=False))
-                click.echo(f"{env_name}: re-locked {path.relative_to(REPO_ROOT)}")
+                click.echo(f"{env_name}: re-locked {path}")
             built = adapter.ensure_env(rebuild=rebuild)
         except EnvironmentFailed as exc:
             err.print(f"[red]failed[/] {exc}", markup=True, highlight=False)
@@ -430,7 +434,7 @@ def serve(corpus_dir: Path, port: int) -> None:
     """Serve every fixture as SSE on 127.0.0.1, for clients in any language."""
     import time
 
-    from harness.serve import start_server
+    from deltacheck.serve import start_server
 
     corpus = load_corpus(corpus_dir)
     server = start_server(corpus.fixtures, port, log=lambda line: err.print(line, markup=False, highlight=False))
@@ -449,7 +453,7 @@ def serve(corpus_dir: Path, port: int) -> None:
 @corpus_option
 def new_id(corpus_dir: Path) -> None:
     """Print a fixture id no fixture (and no retired fixture) uses."""
-    from harness.fuzz import new_fixture_id
+    from deltacheck.fuzz import new_fixture_id
 
     click.echo(new_fixture_id(load_corpus(corpus_dir, check_reference=False)))
 

@@ -9,11 +9,11 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-import harness
-from harness.corpus import DEFAULT_CORPUS, Corpus, load_corpus
-from harness.fuzz import FixtureFuzz, counterexample_fixture, fuzz_adapter, write_fixture
-from harness.mutants import MUTANTS, run_mutants
-from harness.reference import PROTOCOLS
+import deltacheck
+from deltacheck.corpus import DEFAULT_CORPUS, Corpus, load_corpus
+from deltacheck.fuzz import FixtureFuzz, counterexample_fixture, fuzz_adapter, write_fixture
+from deltacheck.mutants import MUTANTS, run_mutants
+from deltacheck.reference import PROTOCOLS
 
 err = Console(stderr=True, highlight=False)
 DEFAULT_EXAMPLES = 25
@@ -22,7 +22,7 @@ DEFAULT_EXAMPLES = 25
 def write_fuzz_results(path: Path, adapter, corpus: Corpus, findings: list[FixtureFuzz], examples: int) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8") as handle:
-        header = {"kind": "header", "tool_version": harness.__version__, "corpus_version": corpus.version,
+        header = {"kind": "header", "tool_version": deltacheck.__version__, "corpus_version": corpus.version,
                   "adapter": adapter.describe(), "examples": examples}
         handle.write(json.dumps(header, ensure_ascii=False) + "\n")
         for finding in findings:
@@ -33,7 +33,7 @@ def write_mutation_results(path: Path, corpus: Corpus, timeout: float) -> Counte
     path.parent.mkdir(parents=True, exist_ok=True)
     killed: Counter[str] = Counter()
     with path.open("w", encoding="utf-8") as handle:
-        header = {"kind": "header", "tool_version": harness.__version__, "corpus_version": corpus.version,
+        header = {"kind": "header", "tool_version": deltacheck.__version__, "corpus_version": corpus.version,
                   "mutants": [m.describe() for m in MUTANTS]}
         handle.write(json.dumps(header, ensure_ascii=False) + "\n")
         for record in run_mutants(corpus, timeout):
@@ -76,21 +76,21 @@ def summarize_fuzz(name: str, findings: list[FixtureFuzz]) -> None:
               help="Default: results/fuzz-<adapter>.jsonl")
 def fuzz(adapter_name, corpus_dir, protocols, fixture_ids, examples, timeout, robustness, write_fixtures, results_path):
     """Search other valid (and broken) streams of each fixture for one the adapter fails."""
-    from harness.adapter import get_adapter
-    from harness.cli import DEFAULT_RESULTS_DIR
-    from harness.errors import UnknownAdapter
+    from deltacheck.adapter import get_adapter
+    from deltacheck.locations import default_results_dir
+    from deltacheck.errors import UnknownAdapter
 
     corpus = load_corpus(corpus_dir)
     try:
         adapter = get_adapter(adapter_name)
     except UnknownAdapter as exc:
         raise click.UsageError(str(exc)) from None
-    from harness.cli import _started
+    from deltacheck.cli import _started
 
     with _started(adapter):
         findings = run_fuzz(adapter, corpus, corpus.select(protocols, fixture_ids), examples, timeout, robustness)
     described = adapter.describe()
-    write_fuzz_results(results_path or DEFAULT_RESULTS_DIR / f"fuzz-{adapter.name}.jsonl", adapter, corpus, findings, examples)
+    write_fuzz_results(results_path or default_results_dir() / f"fuzz-{adapter.name}.jsonl", adapter, corpus, findings, examples)
     summarize_fuzz(adapter.name, findings)
     if write_fixtures:
         seeds = corpus.by_id()
@@ -111,10 +111,10 @@ def fuzz(adapter_name, corpus_dir, protocols, fixture_ids, examples, timeout, ro
               help="Default: results/mutants.jsonl")
 def mutants(corpus_dir, results_path):
     """Run every mutant over the corpus; print which fixtures kill which mutant, and the kill rate."""
-    from harness.cli import DEFAULT_RESULTS_DIR
+    from deltacheck.locations import default_results_dir
 
     corpus = load_corpus(corpus_dir)
-    killed = write_mutation_results(results_path or DEFAULT_RESULTS_DIR / "mutants.jsonl", corpus, timeout=5.0)
+    killed = write_mutation_results(results_path or default_results_dir() / "mutants.jsonl", corpus, timeout=5.0)
     for mutant in MUTANTS:
         count = killed[mutant.name]
         err.print(f"{'killed' if count else '[red]SURVIVED[/]'} {mutant.name}: {count} fixture(s) — {mutant.bug}")

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
-
-CONTRACT_PATH = Path(__file__).resolve().parent.parent / "CONTRACT.md"
+from deltacheck.locations import CONTRACT_PATH
 
 
 def _read_contract_version() -> int:

@@ -18,13 +18,14 @@ import fastjsonschema
 import jsonschema
 from referencing import Registry, Resource
 
-from harness.compare import MISSING, compare, json_equal, resolve_pointer
-from harness.errors import AssemblyError, FixtureProblem
-from harness.model import Fixture
-from harness.sse import decode_stream
-from harness.reference import PROTOCOLS, ReferenceOutcome, assemble
+from deltacheck.compare import MISSING, compare, json_equal, resolve_pointer
+from deltacheck.errors import AssemblyError, FixtureProblem
+from deltacheck.model import Fixture
+from deltacheck.sse import decode_stream
+from deltacheck.reference import PROTOCOLS, ReferenceOutcome, assemble
 
-DEFAULT_CORPUS = Path(__file__).resolve().parent.parent / "corpus"
+from deltacheck.locations import BUNDLED_CORPUS as DEFAULT_CORPUS
+
 TITLE_WORDS_NOT_ALLOWED = re.compile(r"\b(should|test that|tests that)\b", re.IGNORECASE)
 
 
@@ -36,6 +37,7 @@ class Corpus:
     fixtures: list[Fixture] = field(default_factory=list)
     problems: list[FixtureProblem] = field(default_factory=list)
     reference: dict[str, ReferenceOutcome] = field(default_factory=dict)  # filled when lint ran the reference
+    retired: set[str] = field(default_factory=set)  # corpus/RETIRED_IDS: ids never to be used again
 
     def reference_outcome(self, fixture: Fixture) -> ReferenceOutcome | None:
         """What the reference assembles for a fixture (for the event rules); None if it cannot."""
@@ -130,7 +132,7 @@ def load_corpus(root: Path | str = DEFAULT_CORPUS, check_reference: bool = True)
     version = _read_version(root, problems)
     tags = _read_tags(root, problems)
     corpus = Corpus(root, version, tags, problems=problems)
-    retired = _read_retired(root)
+    retired = corpus.retired = _read_retired(root)
     fixture_v, _, chunk_v = _validators(str(root / "schema"))
     seen: dict[str, list[str]] = {}
     for path in sorted((root / "fixtures").rglob("*.json")):
@@ -258,7 +260,7 @@ def reference_problems(fixture: Fixture, outcomes: dict[str, ReferenceOutcome] |
         return []
     divergences = compare(fixture.expected, produced)
     if not divergences:  # equal under the comparison's tolerances, yet not byte-identical
-        from harness.compare import full_diff
+        from deltacheck.compare import full_diff
         return [("/expected", "the reference's result differs in bytes the comparison tolerates; the fixture must hold "
                  "exactly what the reference produces:\n" + full_diff(fixture.expected, produced))]
     return [(f"/expected{d.pointer}", f"the reference disagrees: {d.describe().split(': ', 1)[1]}") for d in divergences]

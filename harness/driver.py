@@ -1,10 +1,10 @@
 """The generic Python driver: serves one in-process Adapter over the driver protocol (docs/PROTOCOL.md).
 
-    python -m harness.driver adapters.reference:ReferenceAdapter
+    python -m deltacheck.driver deltacheck.adapters.reference:ReferenceAdapter
 
 It runs inside an adapter's own virtualenv, where click, rich and jsonschema may be absent, so it
-imports only the standard library and the light harness modules (harness.adapter, harness.model,
-harness.sse, harness.protocol). Exit status: 0 after `stop` or end of input, 1 when the adapter
+imports only the standard library and the light harness modules (deltacheck.adapter, deltacheck.model,
+deltacheck.sse, deltacheck.protocol). Exit status: 0 after `stop` or end of input, 1 when the adapter
 cannot be loaded, 2 when the harness sends something this driver does not understand.
 """
 
@@ -21,8 +21,8 @@ import sys
 import traceback
 from typing import Any, BinaryIO
 
-from harness.adapter import Adapter
-from harness.protocol import IMPLEMENTATION_FIELDS, PROTOCOL_VERSION, encode_line, request_from_wire, start_reply
+from deltacheck.adapter import Adapter
+from deltacheck.protocol import IMPLEMENTATION_FIELDS, PROTOCOL_VERSION, encode_line, request_from_wire, start_reply
 
 LANGUAGE = "python"
 
@@ -38,7 +38,7 @@ def load_adapter_class(entry: str) -> type[Adapter]:
         raise ValueError(f"adapter entry {entry!r} is not `package.module:ClassName`")
     cls = getattr(importlib.import_module(module_name), class_name, None)
     if not (isinstance(cls, type) and issubclass(cls, Adapter)):
-        raise TypeError(f"{entry!r} names {cls!r}, not a subclass of harness.adapter.Adapter")
+        raise TypeError(f"{entry!r} names {cls!r}, not a subclass of deltacheck.adapter.Adapter")
     return cls
 
 
@@ -64,7 +64,7 @@ def run_one(adapter: Adapter, message: dict[str, Any]) -> dict[str, Any]:
     try:
         value = adapter.assemble(request)
         if inspect.isawaitable(value):
-            value = asyncio.run(_awaited(value))  # a fresh loop per request, like harness.runner
+            value = asyncio.run(_awaited(value))  # a fresh loop per request, like deltacheck.runner
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # SystemExit from a library is its failure, not the driver's exit
@@ -116,7 +116,7 @@ def serve(adapter_class: type[Adapter], stdin: BinaryIO, stdout: BinaryIO) -> in
 
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
-        print("usage: python -m harness.driver package.module:AdapterClass", file=sys.stderr)
+        print("usage: python -m deltacheck.driver package.module:AdapterClass", file=sys.stderr)
         return 2
     protocol_out = claim_stdout()
     try:

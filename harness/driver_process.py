@@ -1,6 +1,6 @@
 """One running driver process: its pipes, a reader thread per output stream, and how to end it.
 
-This module knows about processes and bytes, not about the protocol: `harness.subprocess_adapter`
+This module knows about processes and bytes, not about the protocol: `deltacheck.subprocess_adapter`
 decides what the lines mean. Every wait takes a deadline, so a driver that stops reading or writing
 can never hang the harness.
 """
@@ -16,7 +16,7 @@ import threading
 import time
 from typing import IO, Mapping, Sequence
 
-from harness.errors import DriverFailed
+from deltacheck.errors import DriverFailed
 
 EOF = None  # what `next_line` returns once the driver closed its stdout
 STDERR_LIMIT = 64 * 1024

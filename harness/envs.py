@@ -19,10 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
-from harness.errors import EnvironmentFailed
-from harness.manifests import ADAPTERS_DIR, REPO_ROOT, Manifest
+from deltacheck.errors import EnvironmentFailed
+from deltacheck.locations import CHECKOUT, PACKAGE_DIR, envs_dir as default_envs_dir
+from deltacheck.manifests import ADAPTERS_DIR, Manifest
 
-ENVS_DIR = REPO_ROOT / ".venvs"
+ENVS_DIR = default_envs_dir()
+INSTALLED_PACKAGE = PACKAGE_DIR  # where an installed deltacheck's own files are; never written to
 STAMP_FILE = "deltacheck.stamp"
 OUTPUT_TAIL = 3000
 
@@ -94,9 +96,10 @@ def ensure_env(manifest: Manifest, *, envs_dir: Path = ENVS_DIR, rebuild: bool =
                       "--no-input", "-r", str(manifest.folder / manifest.requirements)]]
         else:
             steps = [list(manifest.setup)]
+            _copy_node_sources(manifest, envs_dir)
         for command in steps:
             log(f"{manifest.env_name}: {' '.join(command)}")
-            status, output = run(command, manifest.folder)
+            status, output = run(command, node_folder(manifest, envs_dir) if manifest.language == "node" else manifest.folder)
             if status != 0:
                 raise EnvironmentFailed(manifest.env_name, command, output[-OUTPUT_TAIL:].rstrip())
         target.mkdir(parents=True, exist_ok=True)
@@ -104,17 +107,37 @@ def ensure_env(manifest: Manifest, *, envs_dir: Path = ENVS_DIR, rebuild: bool =
         return True
 
 
+def node_folder(manifest: Manifest, envs_dir: Path = ENVS_DIR) -> Path:
+    """Where a Node driver's packages are installed and where it runs.
+
+    Its own folder (`npm ci` there, as a contributor expects), except for a driver shipped inside an
+    installed deltacheck: that one is copied beside its environment, so nothing is ever written into
+    the installed package.
+    """
+    if CHECKOUT is None and INSTALLED_PACKAGE in manifest.folder.parents:
+        return env_dir(manifest, envs_dir) / "node" / manifest.folder.name
+    return manifest.folder
+
+
+def _copy_node_sources(manifest: Manifest, envs_dir: Path) -> None:
+    """Copy the driver with its siblings (drivers share `node/common/`), without installed packages."""
+    folder = node_folder(manifest, envs_dir)
+    if folder != manifest.folder:
+        shutil.copytree(manifest.folder.parent, folder.parent, ignore=shutil.ignore_patterns("node_modules"))
+
+
 def launch(manifest: Manifest, *, envs_dir: Path = ENVS_DIR, adapters_dir: Path = ADAPTERS_DIR) -> Launch:
     """The driver command and environment; the manifest name travels in DELTACHECK_ADAPTER_NAME."""
     env = {**os.environ, "DELTACHECK_ADAPTER_NAME": manifest.name}
     if manifest.language == "node":
-        return Launch(manifest.command, str(manifest.folder), env)
-    # Only the harness and the adapters on the path: nothing from the harness's own environment leaks in.
-    roots = dict.fromkeys([str(adapters_dir.parent), str(REPO_ROOT)])
-    env["PYTHONPATH"] = os.pathsep.join(roots)
+        return Launch(manifest.command, str(node_folder(manifest, envs_dir)), env)
+    # The driver is booted with `deltacheck` and `deltacheck.adapters` registered from these folders;
+    # nothing from the harness's own environment is on the adapter's path.
+    env.pop("PYTHONPATH", None)
     env.pop("PYTHONHOME", None)
     python = env_dir(manifest, envs_dir) / "bin" / "python"
-    return Launch((str(python), "-m", "harness.driver", manifest.entry), str(adapters_dir.parent), env)
+    command = (str(python), "-P", str(PACKAGE_DIR / "driver_boot.py"), str(PACKAGE_DIR), str(adapters_dir), manifest.entry)
+    return Launch(command, str(adapters_dir.parent), env)
 
 
 # -- re-locking a requirements file --------------------------------------------------------------

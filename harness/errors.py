@@ -7,6 +7,8 @@
     read adapter manifests . ManifestProblem  an `adapters/*/manifest.json` is unreadable or
                                               invalid; it names file and field, the rest load
     find the adapter ....... UnknownAdapter   no adapter is registered under that name
+                             BadAdapterSpec   a MODULE:CLASS or FILE.py:CLASS spec that does not
+                                              import, or names something that is not an Adapter
     prepare its environment  EnvironmentFailed  creating a venv or running a setup command
                                               failed; it names the command and quotes its output
     start a driver ......... DriverFailed     a subprocess driver died, hung or answered `start`
@@ -54,6 +56,15 @@ class UnknownAdapter(LookupError):
     def __init__(self, name: str, known: list[str]) -> None:
         super().__init__(f"unknown adapter {name!r}; known adapters: {', '.join(sorted(known)) or 'none'}")
         self.name = name
+
+
+class BadAdapterSpec(LookupError):
+    """A `MODULE:CLASS` or `path/to/file.py:CLASS` adapter spec that does not give an Adapter subclass."""
+
+    def __init__(self, spec: str, reason: str) -> None:
+        super().__init__(f"adapter {spec!r}: {reason}")
+        self.spec = spec
+        self.reason = reason
 
 
 @dataclass(frozen=True)

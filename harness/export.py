@@ -6,14 +6,13 @@ Both are derived from the results files only, like REPORT.md, and are determinis
 from __future__ import annotations
 
 import html
-from pathlib import Path
 from xml.etree import ElementTree as ET
 
-from harness.report import CELL, NOT_PASSED, _fixture_key, _fixture_rows, _verdict_table
-from harness.results import Results
+from deltacheck.locations import CHECKOUT, PACKAGE_DIR
+from deltacheck.report import CELL, NOT_PASSED, _fixture_key, _fixture_rows, _verdict_table
+from deltacheck.results import Results
 
-
-REPO_ROOT = str(Path(__file__).resolve().parent.parent)
+REPO_ROOT = str(CHECKOUT or PACKAGE_DIR.parent)
 
 
 def _portable(text: str) -> str:

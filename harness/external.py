@@ -11,10 +11,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Iterable
 
-from harness.envs import ENVS_DIR, ensure_env, env_state, launch
-from harness.errors import DriverFailed, ManifestProblem
-from harness.manifests import ADAPTERS_DIR, Manifest, load_manifests, relative_label
-from harness.subprocess_adapter import Hello, SubprocessAdapter
+from deltacheck.envs import ENVS_DIR, ensure_env, env_state, launch
+from deltacheck.errors import DriverFailed, ManifestProblem
+from deltacheck.manifests import ADAPTERS_DIR, Manifest, load_manifests, relative_label
+from deltacheck.subprocess_adapter import Hello, SubprocessAdapter
 
 PROBE_TIMEOUT = 60.0
 

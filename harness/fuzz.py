@@ -21,14 +21,14 @@ from typing import Any, Callable
 from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis.errors import NoSuchExample
 
-from harness.corpus import Corpus, fast_result_check, result_validator, schema_problems
-from harness.errors import AssemblyError
-from harness.model import Fixture
-from harness.rechunk import restreamings
-from harness.reference import assemble
-from harness.robustness import perturbations
-from harness.runner import call_adapter
-from harness.verdict import Crashed, Returned, TimedOut, Verdict, judge
+from deltacheck.corpus import Corpus, fast_result_check, result_validator, schema_problems
+from deltacheck.errors import AssemblyError
+from deltacheck.model import Fixture
+from deltacheck.rechunk import restreamings
+from deltacheck.reference import assemble
+from deltacheck.robustness import perturbations
+from deltacheck.runner import call_adapter
+from deltacheck.verdict import Crashed, Returned, TimedOut, Verdict, judge
 
 CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 

@@ -15,10 +15,9 @@ from pathlib import Path
 
 import jsonschema
 
-from harness.errors import ManifestProblem
+from deltacheck.errors import ManifestProblem
+from deltacheck.locations import ADAPTERS_DIR
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-ADAPTERS_DIR = REPO_ROOT / "adapters"
 MANIFEST_GLOBS = ("*/manifest.json", "node/*/manifest.json")
 SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "manifest.schema.json"
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from harness.sse import render_sse
+from deltacheck.sse import render_sse
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from harness.adapter import CAPABILITIES
-from harness.model import AssemblyRequest
-from harness.reference.anthropic import AnthropicAssembler
-from harness.reference.chat import ChatAssembler, _nonempty
-from harness.reference.responses import ResponsesAssembler
+from deltacheck.adapter import CAPABILITIES
+from deltacheck.model import AssemblyRequest
+from deltacheck.reference.anthropic import AnthropicAssembler
+from deltacheck.reference.chat import ChatAssembler, _nonempty
+from deltacheck.reference.responses import ResponsesAssembler
 
 
 class Mutant:
@@ -247,7 +247,7 @@ class _KoogResponsesIdentity(ResponsesAssembler):
         self.by_item_id: dict[str, Any] = {}
 
     def _arguments_delta(self, n, event):
-        from harness.reference.responses import _Item
+        from deltacheck.reference.responses import _Item
         key = event.get("item_id")
         if key not in self.by_item_id:
             self.by_item_id[key] = _Item(type="function_call", id=None, call_id=key)
@@ -360,7 +360,7 @@ def mutants_by_name() -> dict[str, type[Mutant]]:
 
 def run_mutants(corpus, timeout: float = 5.0):
     """One record per mutant x fixture: was the mutant caught (any verdict but pass, n/a, skip)?"""
-    from harness.runner import run_fixtures  # the runner imports the verdict machinery; keep this module light
+    from deltacheck.runner import run_fixtures  # the runner imports the verdict machinery; keep this module light
 
     for mutant in MUTANTS:
         fixtures = [f for f in corpus.fixtures if f.protocol in mutant.protocols]

@@ -2,7 +2,7 @@
 
 Standard library only: the generic driver imports this inside an adapter's own virtualenv, where
 the harness's dependencies may be absent. Validation against the schemas lives in
-`harness.protocol_schemas`, on the harness side.
+`deltacheck.protocol_schemas`, on the harness side.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from harness.model import AssemblyRequest
+from deltacheck.model import AssemblyRequest
 
 PROTOCOL_VERSION = 1
 IMPLEMENTATION_FIELDS = ("name", "library", "version", "language", "protocols", "capabilities", "code_path")

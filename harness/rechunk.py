@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 from hypothesis import strategies as st
 
-from harness.model import Fixture
+from deltacheck.model import Fixture
 
 Chunks = list[dict[str, Any]]
 CHAT_TEXT_FIELDS = ("content", "refusal", "reasoning_content", "reasoning")

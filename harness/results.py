@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Iterator
 
-from harness.errors import InvalidResults
+from deltacheck.errors import InvalidResults
 
 RESULTS_FORMAT = 1
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from harness.model import Fixture
+from deltacheck.model import Fixture
 
 UNKNOWN_EVENTS = {
     "openai-chat": {"object": "chat.completion.chunk.preview", "choices": [], "x_future": {"note": "not in the spec"}},

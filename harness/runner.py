@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, Callable, Iterable, Iterator
 
-from harness.adapter import Adapter
-from harness.corpus import Corpus, fast_result_check, result_validator
-from harness.model import AssemblyRequest, Fixture
-from harness.reference import PROTOCOLS
-from harness.verdict import Crashed, Outcome, Raised, Returned, TimedOut, Verdict, judge
+from deltacheck.adapter import Adapter
+from deltacheck.corpus import Corpus, fast_result_check, result_validator
+from deltacheck.model import AssemblyRequest, Fixture
+from deltacheck.reference import PROTOCOLS
+from deltacheck.verdict import Crashed, Outcome, Raised, Returned, TimedOut, Verdict, judge
 
 DEFAULT_TIMEOUT = 10.0
 

@@ -12,7 +12,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
 
-from harness.model import Fixture
+from deltacheck.model import Fixture
 
 LOOPBACK = "127.0.0.1"
 

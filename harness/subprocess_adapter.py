@@ -15,12 +15,12 @@ import weakref
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from harness.driver_process import EOF, DriverProcess, describe_status
-from harness.errors import DriverFailed
-from harness.model import AssemblyRequest
-from harness.protocol import PROTOCOL_VERSION, encode_line, run_request, start_request, stop_request
-from harness.protocol_schemas import message_problems
-from harness.verdict import BrokeProtocol, Crashed, Outcome, Raised, Returned, Skipped, TimedOut
+from deltacheck.driver_process import EOF, DriverProcess, describe_status
+from deltacheck.errors import DriverFailed
+from deltacheck.model import AssemblyRequest
+from deltacheck.protocol import PROTOCOL_VERSION, encode_line, run_request, start_request, stop_request
+from deltacheck.protocol_schemas import message_problems
+from deltacheck.verdict import BrokeProtocol, Crashed, Outcome, Raised, Returned, Skipped, TimedOut
 
 DEFAULT_STARTUP_TIMEOUT = 120.0  # importing an SDK (or starting node) can be slow on a cold cache
 DEFAULT_STOP_TIMEOUT = 5.0

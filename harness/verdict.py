@@ -6,10 +6,10 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.compare import Divergence, arguments_bytes_equal, arguments_equal, compare, full_diff, json_equal
-from harness.corpus import forbidden_matches, schema_problems
-from harness.model import Fixture
-from harness.reference import ReferenceOutcome
+from deltacheck.compare import Divergence, arguments_bytes_equal, arguments_equal, compare, full_diff, json_equal
+from deltacheck.corpus import forbidden_matches, schema_problems
+from deltacheck.model import Fixture
+from deltacheck.reference import ReferenceOutcome
 
 VERDICTS = ("pass", "fail", "error", "crash", "timeout", "n/a", "skip")
 PASSING = {"pass"}

@@ -6,8 +6,8 @@ import asyncio
 import copy
 import time
 
-from harness.adapter import CAPABILITIES, Adapter
-from harness.reference import PROTOCOLS, assemble
+from deltacheck.adapter import CAPABILITIES, Adapter
+from deltacheck.reference import PROTOCOLS, assemble
 
 
 class _Miniature(Adapter):

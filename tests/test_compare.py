@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness.compare import arguments_equal, compare, full_diff, json_equal, resolve_pointer, MISSING
+from deltacheck.compare import arguments_equal, compare, full_diff, json_equal, resolve_pointer, MISSING
 
 
 def call(id, name, arguments="{}"):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from click.testing import CliRunner
 
-from harness.cli import main
-from harness.corpus import load_corpus
+from deltacheck.cli import main
+from deltacheck.corpus import load_corpus
 from tests.corpus_builder import TEXT_FIXTURE, TOOL_FIXTURE, fixture, make_corpus
 
 

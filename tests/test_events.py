@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import copy
 
-from harness.adapter import CAPABILITIES
-from harness.corpus import load_corpus, result_validator
-from harness.model import Fixture
-from harness.reference import assemble
-from harness.verdict import Returned, judge
+from deltacheck.adapter import CAPABILITIES
+from deltacheck.corpus import load_corpus, result_validator
+from deltacheck.model import Fixture
+from deltacheck.reference import assemble
+from deltacheck.verdict import Returned, judge
 from tests.corpus_builder import TOOL_FIXTURE
 
 EVERYTHING = frozenset(CAPABILITIES)

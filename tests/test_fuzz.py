@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from harness.corpus import DEFAULT_CORPUS, load_corpus
-from harness.fuzz import counterexample_fixture, fuzz_invariance, fuzz_robustness, write_fixture
+from deltacheck.corpus import DEFAULT_CORPUS, load_corpus
+from deltacheck.fuzz import counterexample_fixture, fuzz_invariance, fuzz_robustness, write_fixture
 from tests import miniatures
 from tests.corpus_builder import make_corpus
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from harness.corpus import load_corpus
-from harness.mutants import MUTANTS
-from harness.runner import run_fixtures
+from deltacheck.corpus import load_corpus
+from deltacheck.mutants import MUTANTS
+from deltacheck.runner import run_fixtures
 
 CORPUS = load_corpus()
 

@@ -17,19 +17,19 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from harness.adapter import CAPABILITIES
-from harness.cli import main
-from harness.corpus import load_corpus
-from harness.envs import STAMP_FILE, ensure_env, env_state, launch
-from harness.errors import DriverFailed, EnvironmentFailed
-from harness.external import ExternalAdapter, external_adapters
-from harness.manifests import load_manifests
-from harness.protocol import request_from_wire, run_request, start_request, stop_request
-from harness.protocol_schemas import MESSAGES, message_problems, schema
-from harness.reference import PROTOCOLS
-from harness.runner import run_fixtures
-from harness.subprocess_adapter import SubprocessAdapter
-from harness.verdict import Crashed
+from deltacheck.adapter import CAPABILITIES
+from deltacheck.cli import main
+from deltacheck.corpus import load_corpus
+from deltacheck.envs import STAMP_FILE, ensure_env, env_state, launch
+from deltacheck.errors import DriverFailed, EnvironmentFailed
+from deltacheck.external import ExternalAdapter, external_adapters
+from deltacheck.manifests import load_manifests
+from deltacheck.protocol import request_from_wire, run_request, start_request, stop_request
+from deltacheck.protocol_schemas import MESSAGES, message_problems, schema
+from deltacheck.reference import PROTOCOLS
+from deltacheck.runner import run_fixtures
+from deltacheck.subprocess_adapter import SubprocessAdapter
+from deltacheck.verdict import Crashed
 
 REPO = Path(__file__).resolve().parent.parent
 TIMEOUT = 2.0  # per fixture; every fake answers a good request in milliseconds
@@ -47,7 +47,7 @@ def two_fixtures(corpus):
 
 
 def python_driver(entry: str, **options) -> SubprocessAdapter:
-    return SubprocessAdapter([sys.executable, "-m", "harness.driver", entry], cwd=str(REPO), startup_timeout=20, **options)
+    return SubprocessAdapter([sys.executable, "-m", "deltacheck.driver", entry], cwd=str(REPO), startup_timeout=20, **options)
 
 
 def fake_driver(name: str, break_on: str = "", **options) -> SubprocessAdapter:
@@ -118,21 +118,21 @@ def test_a_driver_receives_the_exact_sse_bytes_the_harness_sent(two_fixtures):
 
 
 def test_the_driver_imports_nothing_heavy():
-    code = ("import sys, harness.driver; "
+    code = ("import sys, deltacheck.driver; "
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'click', 'rich', 'jsonschema', 'referencing', 'fastjsonschema'}))")
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
 
 
 def test_the_reference_behind_the_driver_passes_every_fixture(corpus):
-    verdicts = run_both(python_driver("adapters.reference:ReferenceAdapter"), corpus, corpus.fixtures)
+    verdicts = run_both(python_driver("deltacheck.adapters.reference:ReferenceAdapter"), corpus, corpus.fixtures)
     assert len(verdicts) == len(corpus.fixtures)
     assert [(v.fixture, v.verdict, v.message) for v in verdicts if v.verdict != "pass"] == []
 
 
 def test_the_driver_describes_the_adapter_like_in_process():
-    from adapters.reference import ReferenceAdapter
-    with python_driver("adapters.reference:ReferenceAdapter") as adapter:
+    from deltacheck.adapters.reference import ReferenceAdapter
+    with python_driver("deltacheck.adapters.reference:ReferenceAdapter") as adapter:
         assert adapter.describe() == {**ReferenceAdapter.describe(), "language": "python"}
 
 
@@ -155,9 +155,9 @@ def test_an_async_adapter_runs_behind_the_driver(corpus, two_fixtures):
 
 def test_an_entry_that_cannot_be_imported_fails_the_start_with_the_traceback():
     with pytest.raises(DriverFailed) as failure:
-        python_driver("adapters.no_such_module:Nothing").start()
+        python_driver("deltacheck.adapters.no_such_module:Nothing").start()
     assert "exited with status 1 before answering `start`" in failure.value.message
-    assert "ModuleNotFoundError: No module named 'adapters.no_such_module'" in failure.value.message
+    assert "ModuleNotFoundError: No module named 'deltacheck.adapters.no_such_module'" in failure.value.message
 
 
 # -- each way a driver can break, and the restart after it --------------------------------------
@@ -280,7 +280,7 @@ def write_manifest(folder: Path, entries, requirements=("requirements.txt",)) ->
     return path
 
 
-def python_entry(name: str, requirements: str = "requirements.txt", entry: str = "adapters.x.adapter:X"):
+def python_entry(name: str, requirements: str = "requirements.txt", entry: str = "deltacheck.adapters.x.adapter:X"):
     return {"name": name, "entry": entry, "requirements": requirements, "language": "python"}
 
 
@@ -320,13 +320,13 @@ def test_a_manifest_cannot_take_an_in_process_adapters_name(tmp_path):
 
 
 def test_the_registry_lists_manifest_adapters_without_importing_them(tmp_path, monkeypatch):
-    import harness.adapter
-    import harness.external
-    write_manifest(tmp_path / "somelib", [python_entry("somelib-chat", entry="adapters.somelib.adapter:Chat")])
-    monkeypatch.setattr(harness.external, "ADAPTERS_DIR", tmp_path)
-    registry = harness.adapter.registered_adapters()
+    import deltacheck.adapter
+    import deltacheck.external
+    write_manifest(tmp_path / "somelib", [python_entry("somelib-chat", entry="deltacheck.adapters.somelib.adapter:Chat")])
+    monkeypatch.setattr(deltacheck.external, "ADAPTERS_DIR", tmp_path)
+    registry = deltacheck.adapter.registered_adapters()
     assert isinstance(registry["somelib-chat"], ExternalAdapter) and "reference" in registry
-    assert "adapters.somelib.adapter" not in sys.modules
+    assert "deltacheck.adapters.somelib.adapter" not in sys.modules
     assert registry["somelib-chat"].describe()["env"] == "missing"
 
 
@@ -390,9 +390,30 @@ def fake_python_env(manifest, envs: Path) -> None:
     (bin_dir / "python").symlink_to(sys.executable)
 
 
+CHATTY_ADAPTER = """
+import os
+from deltacheck.adapter import CAPABILITIES, Adapter
+from deltacheck.reference import PROTOCOLS, assemble
+
+class NamedFromEnvironment(Adapter):
+    name = os.environ.get("DELTACHECK_ADAPTER_NAME", "test-named-from-environment")
+    library = "tests.drivers"
+    version = "0"
+    protocols = frozenset(PROTOCOLS)
+    capabilities = frozenset(CAPABILITIES)
+    code_path = "the reference, under the manifest's name"
+
+    def assemble(self, request):
+        print(f"chatty: assembling {request.fixture_id}")
+        return assemble(request.protocol, request.chunks).result
+"""
+
+
 def test_a_manifest_adapter_runs_through_the_driver_under_its_manifest_name(tmp_path, corpus, two_fixtures):
+    # The adapters folder is mapped onto `deltacheck.adapters` in the driver, wherever it lies.
     write_manifest(tmp_path / "adapters" / "chatty", [
-        python_entry("chatty@2", entry="tests.drivers.chatty_adapter:NamedFromEnvironment")])
+        python_entry("chatty@2", entry="deltacheck.adapters.chatty.adapter:NamedFromEnvironment")])
+    (tmp_path / "adapters" / "chatty" / "adapter.py").write_text(CHATTY_ADAPTER)
     adapters, problems = external_adapters(set(), tmp_path / "adapters", tmp_path / "envs")
     assert problems == []
     fake_python_env(adapters["chatty@2"].manifest, tmp_path / "envs")
@@ -409,7 +430,7 @@ def test_a_manifest_adapter_runs_through_the_driver_under_its_manifest_name(tmp_
 
 def test_run_scores_any_program_speaking_the_protocol_under_the_name_from_its_hello(tmp_path, two_fixtures):
     results = tmp_path / "out.jsonl"
-    command = f"{sys.executable} -m harness.driver adapters.reference:ReferenceAdapter"
+    command = f"{sys.executable} -m deltacheck.driver deltacheck.adapters.reference:ReferenceAdapter"
     outcome = CliRunner().invoke(main, ["run", "--adapter-cmd", command, "--fixture", two_fixtures[0].id,
                                         "--results", str(results)])
     assert outcome.exit_code == 0, outcome.output
@@ -432,7 +453,7 @@ def test_run_reports_a_driver_that_cannot_start_as_one_clear_error(tmp_path):
 
 
 def test_check_driver_passes_a_good_driver_check_by_check():
-    command = f"{sys.executable} -m harness.driver adapters.reference:ReferenceAdapter"
+    command = f"{sys.executable} -m deltacheck.driver deltacheck.adapters.reference:ReferenceAdapter"
     outcome = CliRunner().invoke(main, ["check-driver", "--adapter-cmd", command])
     assert outcome.exit_code == 0, outcome.output
     lines = outcome.output.splitlines()
@@ -453,13 +474,14 @@ def test_check_driver_fails_a_driver_that_writes_chatter_to_stdout(monkeypatch):
 @pytest.fixture
 def repo_of_adapters(tmp_path, monkeypatch):
     """A registry pointed at a directory of its own: a working python manifest adapter and a node one whose setup fails."""
-    import harness.external
+    import deltacheck.external
     adapters, envs = tmp_path / "adapters", tmp_path / "envs"
-    write_manifest(adapters / "chatty", [python_entry("chatty@2", entry="tests.drivers.chatty_adapter:NamedFromEnvironment")])
+    write_manifest(adapters / "chatty", [python_entry("chatty@2", entry="deltacheck.adapters.chatty.adapter:NamedFromEnvironment")])
+    (adapters / "chatty" / "adapter.py").write_text(CHATTY_ADAPTER)
     write_manifest(adapters / "node" / "broken", [{"name": "broken-node", "language": "node", "command": ["node", "driver.mjs"],
                                                    "setup": ["false"]}], requirements=())
-    monkeypatch.setattr(harness.external, "ADAPTERS_DIR", adapters)
-    monkeypatch.setattr(harness.external, "ENVS_DIR", envs)
+    monkeypatch.setattr(deltacheck.external, "ADAPTERS_DIR", adapters)
+    monkeypatch.setattr(deltacheck.external, "ENVS_DIR", envs)
     found, _ = external_adapters(set())
     fake_python_env(found["chatty@2"].manifest, envs)
     return tmp_path
@@ -495,7 +517,7 @@ def test_envs_builds_an_environment_once_and_then_reports_it_up_to_date(repo_of_
 
 
 def test_relock_keeps_the_direct_pins_and_freezes_the_rest(tmp_path):
-    from harness.envs import FROZEN_HEADER, relock
+    from deltacheck.envs import FROZEN_HEADER, relock
 
     folder = tmp_path / "lib"
     folder.mkdir()
@@ -520,10 +542,10 @@ def test_relock_keeps_the_direct_pins_and_freezes_the_rest(tmp_path):
 def load_manifests_for_relock(folder):
     import json as _json
 
-    from harness.manifests import load_manifests
+    from deltacheck.manifests import load_manifests
 
     (folder / "manifest.json").write_text(_json.dumps(
-        [{"name": "lib-chat", "language": "python", "entry": "adapters.lib.adapter:Lib", "requirements": "requirements.txt"}]))
+        [{"name": "lib-chat", "language": "python", "entry": "deltacheck.adapters.lib.adapter:Lib", "requirements": "requirements.txt"}]))
     loaded = load_manifests(folder.parent)
     assert not loaded.problems, loaded.problems
     return loaded.adapters

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from click.testing import CliRunner
 
-from harness.cli import main
+from deltacheck.cli import main
 from tests.corpus_builder import TEXT_FIXTURE, TOOL_FIXTURE, make_corpus
 
 

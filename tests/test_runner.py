@@ -6,9 +6,9 @@ import json
 
 from click.testing import CliRunner
 
-from harness.cli import main
-from harness.corpus import load_corpus
-from harness.runner import run_fixtures
+from deltacheck.cli import main
+from deltacheck.corpus import load_corpus
+from deltacheck.runner import run_fixtures
 from tests import miniatures
 from tests.corpus_builder import TEXT_FIXTURE, TOOL_FIXTURE, fixture, make_corpus
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from harness.corpus import load_corpus
-from harness.sse import decode_stream, parse_event_stream
+from deltacheck.corpus import load_corpus
+from deltacheck.sse import decode_stream, parse_event_stream
 
 
 def events(text: str) -> list[tuple[str, str]]:

@@ -37,9 +37,9 @@ from typing import Any
 import anthropic
 import httpx2
 
-from adapters.replay import Replay
-from harness.adapter import Adapter, manifest_name
-from harness.model import AssemblyRequest
+from deltacheck.adapters.replay import Replay
+from deltacheck.adapter import Adapter, manifest_name
+from deltacheck.model import AssemblyRequest
 
 BASE_URL = "http://deltacheck.invalid"
 API_KEY = "sk-ant-deltacheck-dummy"

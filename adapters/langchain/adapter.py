@@ -69,8 +69,8 @@ from langchain_anthropic import ChatAnthropic
 from langchain_core.messages import AIMessageChunk, HumanMessage
 from langchain_openai import ChatOpenAI
 
-from harness.adapter import Adapter
-from harness.model import AssemblyRequest
+from deltacheck.adapter import Adapter
+from deltacheck.model import AssemblyRequest
 
 _FAKE_KEY = "sk-deltacheck-dummy"
 _MESSAGES = [HumanMessage(content="deltacheck")]

@@ -47,8 +47,8 @@ import httpx  # noqa: E402
 import litellm  # noqa: E402
 import respx  # noqa: E402
 
-from harness.adapter import Adapter  # noqa: E402
-from harness.model import AssemblyRequest  # noqa: E402
+from deltacheck.adapter import Adapter  # noqa: E402
+from deltacheck.model import AssemblyRequest  # noqa: E402
 
 litellm.suppress_debug_info = True  # litellm prints "Give Feedback" banners to stdout on errors
 
@@ -61,7 +61,7 @@ LITELLM_VERSION = _dist_version("litellm")
 class _Replay:
     """Serves `request.sse` unchanged, one SSE event at a time, counting the events handed out so far.
 
-    Every event of `harness.sse.render_sse` ends with a blank line and its JSON has no raw newline, so
+    Every event of `deltacheck.sse.render_sse` ends with a blank line and its JSON has no raw newline, so
     splitting after each `\\n\\n` yields exactly one piece per chunk (plus `[DONE]` for Chat).
     """
 

@@ -43,10 +43,10 @@ import openai
 from llama_index.core.base.llms.types import ChatMessage, ChatResponse, TextBlock, ThinkingBlock, ToolCallBlock
 from llama_index.llms.openai import OpenAI, OpenAIResponses
 
-from adapters.openai_errors import provider_error
-from adapters.replay import API_KEY, BASE_URL, Replay
-from harness.adapter import Adapter, manifest_name
-from harness.model import AssemblyRequest
+from deltacheck.adapters.openai_errors import provider_error
+from deltacheck.adapters.replay import API_KEY, BASE_URL, Replay
+from deltacheck.adapter import Adapter, manifest_name
+from deltacheck.model import AssemblyRequest
 
 LIBRARY = "llama-index-llms-openai"
 VERSION = importlib.metadata.version(LIBRARY)

@@ -51,9 +51,9 @@ import httpx
 import openai
 import respx
 
-from adapters.replay import Replay
-from harness.adapter import Adapter, manifest_name
-from harness.model import AssemblyRequest
+from deltacheck.adapters.replay import Replay
+from deltacheck.adapter import Adapter, manifest_name
+from deltacheck.model import AssemblyRequest
 
 BASE_URL = "http://deltacheck.invalid/v1"
 API_KEY = "sk-deltacheck-dummy"

@@ -67,9 +67,9 @@ from pydantic_ai.providers.anthropic import AnthropicProvider
 from pydantic_ai.providers.openai import OpenAIProvider
 from pydantic_ai.tools import ToolDefinition
 
-from adapters.replay import API_KEY, BASE_URL, Replay
-from harness.adapter import Adapter, manifest_name
-from harness.model import AssemblyRequest
+from deltacheck.adapters.replay import API_KEY, BASE_URL, Replay
+from deltacheck.adapter import Adapter, manifest_name
+from deltacheck.model import AssemblyRequest
 
 LIBRARY = "pydantic-ai-slim"
 VERSION = importlib.metadata.version(LIBRARY)

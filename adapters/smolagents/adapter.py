@@ -34,8 +34,8 @@ import openai
 from smolagents import ChatMessage, MessageRole, OpenAIServerModel, Tool
 from smolagents.models import agglomerate_stream_deltas
 
-from harness.adapter import Adapter
-from harness.model import AssemblyRequest
+from deltacheck.adapter import Adapter
+from deltacheck.model import AssemblyRequest
 
 FAKE_BASE = "https://deltacheck.invalid/v1"
 DUMMY_KEY = "sk-deltacheck-dummy"

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from harness.reference._parts import ReferenceOutcome
-from harness.reference.anthropic import AnthropicAssembler
-from harness.reference.chat import ChatAssembler
-from harness.reference.responses import ResponsesAssembler
+from deltacheck.reference._parts import ReferenceOutcome
+from deltacheck.reference.anthropic import AnthropicAssembler
+from deltacheck.reference.chat import ChatAssembler
+from deltacheck.reference.responses import ResponsesAssembler
 
 ASSEMBLERS = {
     "openai-chat": ChatAssembler,

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.errors import AssemblyError
-from harness.reference._parts import ReferenceOutcome, json_text, reasoning_part, text_part, tool_call_part
+from deltacheck.errors import AssemblyError
+from deltacheck.reference._parts import ReferenceOutcome, json_text, reasoning_part, text_part, tool_call_part
 
 TOOL_KINDS = {"tool_use": "function", "server_tool_use": "server", "mcp_tool_use": "function"}
 DELTA_TARGETS = {

@@ -6,8 +6,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.errors import AssemblyError
-from harness.reference._parts import (
+from deltacheck.errors import AssemblyError
+from deltacheck.reference._parts import (
     ReferenceOutcome,
     is_complete_json,
     json_text,

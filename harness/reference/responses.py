@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.errors import AssemblyError
-from harness.reference._parts import ReferenceOutcome, reasoning_part, refusal_part, text_part, tool_call_part
+from deltacheck.errors import AssemblyError
+from deltacheck.reference._parts import ReferenceOutcome, reasoning_part, refusal_part, text_part, tool_call_part
 
 TERMINAL = ("response.completed", "response.incomplete", "response.failed")
 CALL_KINDS = {"function_call": "function", "custom_tool_call": "custom"}

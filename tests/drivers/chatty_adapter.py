@@ -1,11 +1,11 @@
-"""An in-process adapter that prints to stdout from Python and from a raw fd write, for harness.driver."""
+"""An in-process adapter that prints to stdout from Python and from a raw fd write, for deltacheck.driver."""
 
 from __future__ import annotations
 
 import os
 
-from harness.adapter import CAPABILITIES, Adapter
-from harness.reference import PROTOCOLS, assemble
+from deltacheck.adapter import CAPABILITIES, Adapter
+from deltacheck.reference import PROTOCOLS, assemble
 
 
 class PrintsToStdout(Adapter):
@@ -24,7 +24,3 @@ class PrintsToStdout(Adapter):
         os.write(1, b"chatty: a C extension writes to fd 1\n")
         return assemble(request.protocol, request.chunks).result
 
-
-class NamedFromEnvironment(PrintsToStdout):
-    """Reports the manifest's name, as third-party adapters with several pinned versions do."""
-    name = os.environ.get("DELTACHECK_ADAPTER_NAME", "test-named-from-environment")

@@ -1,4 +1,4 @@
-"""A well-behaved driver written from docs/PROTOCOL.md (not harness.driver), for the fakes to break."""
+"""A well-behaved driver written from docs/PROTOCOL.md (not deltacheck.driver), for the fakes to break."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import os
 import sys
 from typing import Any, Callable
 
-from harness.adapter import CAPABILITIES
-from harness.reference import PROTOCOLS, assemble
+from deltacheck.adapter import CAPABILITIES
+from deltacheck.reference import PROTOCOLS, assemble
 
 BREAK_ON = os.environ.get("BREAK_ON", "")
 

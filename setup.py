@@ -1,0 +1,60 @@
+"""Build configuration that pyproject.toml cannot express: the folder-to-package mapping and the data.
+
+The repository keeps its layout (`harness/`, `adapters/`, `corpus/`); the distribution installs one
+package, `deltacheck`: `harness/` becomes `deltacheck`, `adapters/` becomes `deltacheck.adapters`,
+and the corpus, CONTRACT.md and docs/PROTOCOL.md are copied under `deltacheck/data/`, so nothing
+with a generic name lands in site-packages and an installed deltacheck needs no checkout.
+"""
+
+from pathlib import Path
+import shutil
+
+from setuptools import setup
+from setuptools.command.build_py import build_py
+
+ROOT = Path(__file__).resolve().parent
+FOLDERS = {"deltacheck": "harness", "deltacheck.adapters": "adapters"}
+# Copied as they are into deltacheck/data/ (source, destination).
+DATA = [("corpus", "corpus"), ("CONTRACT.md", "CONTRACT.md"), ("docs/PROTOCOL.md", "PROTOCOL.md")]
+SKIPPED = shutil.ignore_patterns("node_modules", "__pycache__", "*.pyc")
+
+
+def packages() -> list[str]:
+    """Every folder with an __init__.py under the mapped folders, as a dotted name."""
+    names = []
+    for package, folder in FOLDERS.items():
+        for init in sorted((ROOT / folder).rglob("__init__.py")):
+            if "node_modules" in init.parts:
+                continue
+            relative = init.parent.relative_to(ROOT / folder).parts
+            names.append(".".join((package, *relative)))
+    return sorted(set(names))
+
+
+class BuildWithData(build_py):
+    """build_py, then the corpus and documents as package data under deltacheck/data/."""
+
+    def run(self) -> None:
+        super().run()
+        data = Path(self.build_lib) / "deltacheck" / "data"
+        for source, destination in DATA:
+            target = data / destination
+            if (ROOT / source).is_dir():
+                shutil.rmtree(target, ignore_errors=True)
+                shutil.copytree(ROOT / source, target, ignore=SKIPPED)
+            else:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(ROOT / source, target)
+
+
+setup(
+    packages=packages(),
+    package_dir=FOLDERS,
+    package_data={
+        "deltacheck": ["schemas/*.json", "schemas/protocol/*.json"],
+        "deltacheck.adapters": ["*/manifest.json", "*/requirements*.txt",
+                                "node/*/manifest.json", "node/*/package.json", "node/*/package-lock.json",
+                                "node/*/*.mjs"],
+    },
+    cmdclass={"build_py": BuildWithData},
+)
