@@ -14,8 +14,10 @@ from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
 FOLDERS = {"deltacheck": "harness", "deltacheck.adapters": "adapters"}
-# Copied as they are into deltacheck/data/ (source, destination).
-DATA = [("corpus", "corpus"), ("CONTRACT.md", "CONTRACT.md"), ("docs/PROTOCOL.md", "PROTOCOL.md")]
+# Copied as they are (source, destination in the package): data, documents, and the Node drivers
+# (folders of files, not Python packages; their node_modules are installed where they run).
+DATA = [("corpus", "data/corpus"), ("CONTRACT.md", "data/CONTRACT.md"), ("docs/PROTOCOL.md", "data/PROTOCOL.md"),
+        ("adapters/node", "adapters/node")]
 SKIPPED = shutil.ignore_patterns("node_modules", "__pycache__", "*.pyc")
 
 
@@ -24,21 +26,19 @@ def packages() -> list[str]:
     names = []
     for package, folder in FOLDERS.items():
         for init in sorted((ROOT / folder).rglob("__init__.py")):
-            if "node_modules" in init.parts:
-                continue
             relative = init.parent.relative_to(ROOT / folder).parts
             names.append(".".join((package, *relative)))
     return sorted(set(names))
 
 
 class BuildWithData(build_py):
-    """build_py, then the corpus and documents as package data under deltacheck/data/."""
+    """build_py, then the copied data (corpus and documents under deltacheck/data/, the Node drivers)."""
 
     def run(self) -> None:
         super().run()
-        data = Path(self.build_lib) / "deltacheck" / "data"
+        package = Path(self.build_lib) / "deltacheck"
         for source, destination in DATA:
-            target = data / destination
+            target = package / destination
             if (ROOT / source).is_dir():
                 shutil.rmtree(target, ignore_errors=True)
                 shutil.copytree(ROOT / source, target, ignore=SKIPPED)
@@ -52,9 +52,8 @@ setup(
     package_dir=FOLDERS,
     package_data={
         "deltacheck": ["schemas/*.json", "schemas/protocol/*.json"],
-        "deltacheck.adapters": ["*/manifest.json", "*/requirements*.txt",
-                                "node/*/manifest.json", "node/*/package.json", "node/*/package-lock.json",
-                                "node/*/*.mjs"],
+        "deltacheck.adapters": ["*/manifest.json", "*/requirements*.txt"],
     },
+    include_package_data=False,  # MANIFEST.in feeds the sdist only; the wheel gets exactly what is listed here
     cmdclass={"build_py": BuildWithData},
 )

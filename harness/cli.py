@@ -3,22 +3,21 @@
 from __future__ import annotations
 
 import json
-import shlex
 import sys
 from collections import Counter
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 import click
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
 import deltacheck
-from deltacheck.adapter import get_adapter, manifest_problems, registered_adapters
+from deltacheck.adapter import manifest_problems, registered_adapters
 from deltacheck.adequacy_report import read_jsonl
 from deltacheck.check_driver import check_driver
+from deltacheck.cli_common import (adapter_cmd_option, adapter_option, err, open_adapter, out, say, split_command,
+                                   started, startup_timeout_option)
+from deltacheck.cli_expectations import check_expectations, read_expectations
 from deltacheck.cli_adequacy import fuzz, mutants, run_fuzz, summarize_fuzz, write_fuzz_results, write_mutation_results
 from deltacheck.corpus import DEFAULT_CORPUS, Corpus, load_corpus
 from deltacheck.errors import DriverFailed, EnvironmentFailed, InvalidResults, ManifestProblem, UnknownAdapter
@@ -31,23 +30,28 @@ from deltacheck.report import render_report
 from deltacheck.results import ResultsWriter, read_results
 from deltacheck.runner import DEFAULT_TIMEOUT, problem_records, run_fixtures
 from deltacheck.sse import encode_chunk
-from deltacheck.subprocess_adapter import DEFAULT_STARTUP_TIMEOUT, Hello, SubprocessAdapter
+from deltacheck.subprocess_adapter import Hello, SubprocessAdapter
 from deltacheck.verdict import PASSING, UNSCORED
-
-
-err = Console(stderr=True)
-out = Console(highlight=False, soft_wrap=True)
 
 corpus_option = click.option("--corpus", "corpus_dir", type=click.Path(file_okay=False, path_type=Path),
                              default=DEFAULT_CORPUS, show_default="the bundled corpus/", help="Corpus directory.")
-adapter_cmd_option = click.option("--adapter-cmd", metavar="COMMAND",
-                                  help="A driver command speaking the protocol (docs/PROTOCOL.md); its hello names it.")
-startup_timeout_option = click.option("--startup-timeout", type=float, default=DEFAULT_STARTUP_TIMEOUT,
-                                      show_default=True, help="Seconds a driver may take to answer `start`.")
+
+
+def _print_version(ctx: click.Context, _param, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    try:
+        corpus_version = (DEFAULT_CORPUS / "VERSION").read_text(encoding="utf-8").strip()
+    except OSError:
+        corpus_version = "missing"
+    click.echo(f"deltacheck {deltacheck.__version__}, corpus {corpus_version}, "
+               f"contract {deltacheck.CONTRACT_VERSION}")
+    ctx.exit()
 
 
 @click.group()
-@click.version_option(deltacheck.__version__, prog_name="deltacheck")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Print the tool, corpus and contract versions.")
 def main() -> None:
     """Conformance suite for streaming assembly in LLM client libraries."""
 
@@ -75,74 +79,75 @@ def lint(corpus_dir: Path) -> None:
 
 
 @main.command()
-@click.option("--adapter", "adapter_name", help="Adapter name (see `deltacheck adapters`).")
+@adapter_option
 @adapter_cmd_option
 @corpus_option
 @click.option("--protocol", "protocols", multiple=True, type=click.Choice(PROTOCOLS), help="Only these protocols.")
 @click.option("--fixture", "fixture_ids", multiple=True, metavar="ID", help="Only these fixture ids (repeatable).")
 @click.option("--results", "results_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Results file (JSON lines). Default: results/<adapter>.jsonl")
+@click.option("--junit", "junit_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the verdicts as JUnit XML, for CI systems that read it.")
+@click.option("--expectations", "expectations_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Expected verdicts (TOML): exit 0 when every verdict is as expected, 1 naming each difference.")
+@click.option("--update-expectations", is_flag=True,
+              help="Write the run's verdicts into the --expectations file (created when missing).")
 @click.option("--timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True, help="Seconds per fixture.")
 @startup_timeout_option
 def run(adapter_name: str | None, adapter_cmd: str | None, corpus_dir: Path, protocols: tuple[str, ...],
-        fixture_ids: tuple[str, ...], results_path: Path | None, timeout: float, startup_timeout: float) -> None:
-    """Run fixtures through one adapter and write one JSON line per fixture."""
-    if (adapter_name is None) == (adapter_cmd is None):
-        raise click.UsageError("give exactly one of --adapter NAME and --adapter-cmd COMMAND")
+        fixture_ids: tuple[str, ...], results_path: Path | None, junit_path: Path | None,
+        expectations_path: Path | None, update_expectations: bool, timeout: float, startup_timeout: float) -> None:
+    """Run fixtures through one adapter and write one JSON line per fixture.
+
+    Without --expectations the exit status is 1 when any fixture fails; with it, 1 only when a
+    verdict differs from the expected one.
+    """
+    if update_expectations and expectations_path is None:
+        raise click.UsageError("--update-expectations needs --expectations FILE")
     corpus = load_corpus(corpus_dir)
     unknown = set(fixture_ids) - {f.id for f in corpus.fixtures} - {p.fixture_id for p in corpus.problems}
     if unknown:
         raise click.UsageError(f"no fixture with id {', '.join(sorted(unknown))} in {corpus_dir}")
+    expectations = None
+    if expectations_path is not None and not (update_expectations and not expectations_path.exists()):
+        expectations = read_expectations(expectations_path, corpus)
+    adapter = open_adapter(adapter_name, adapter_cmd, startup_timeout)
     try:
-        if adapter_cmd is not None:
-            adapter = SubprocessAdapter(_split_command(adapter_cmd), startup_timeout=startup_timeout)
-        else:
-            adapter = get_adapter(adapter_name)
-        with _started(adapter):
-            counts = _run_one(adapter, corpus, set(protocols), set(fixture_ids), results_path, timeout)
-    except UnknownAdapter as exc:
-        raise click.UsageError(str(exc)) from None
+        with started(adapter):
+            if expectations is not None and expectations.adapter not in (None, adapter.name) and not update_expectations:
+                raise click.UsageError(f"{expectations_path}: expectations of adapter {expectations.adapter!r}, "
+                                       f"not of {adapter.name!r}")
+            counts, verdicts, results_path = _run_one(adapter, corpus, set(protocols), set(fixture_ids), results_path,
+                                                      timeout)
     except (EnvironmentFailed, DriverFailed) as exc:
         raise click.ClickException(str(exc)) from None
+    if junit_path is not None:
+        write_junit(junit_path, [read_results(results_path)], corpus.version)
+    if expectations_path is not None:
+        sys.exit(check_expectations(expectations_path, expectations, adapter.name, corpus, verdicts, update_expectations))
     failed = sum(v for k, v in counts.items() if k not in PASSING | UNSCORED)
     sys.exit(1 if failed else 0)
 
 
-def _split_command(command: str) -> list[str]:
-    words = shlex.split(command)
-    if not words:
-        raise click.UsageError(f"--adapter-cmd {command!r} names no program")
-    return words
-
-
-@contextmanager
-def _started(adapter) -> Iterator[None]:
-    """Start a subprocess adapter before anything is written (a bad driver is one clear error); stop it after."""
-    if not isinstance(adapter, SubprocessAdapter):
-        yield
-        return
-    adapter.start()
-    try:
-        yield
-    finally:
-        adapter.close()
-
-
 def _run_one(adapter, corpus: Corpus, protocols: set[str], ids: set[str], results_path: Path | None,
-             timeout: float) -> Counter[str]:
+             timeout: float) -> tuple[Counter[str], dict[str, str], Path]:
+    """Run and record; returns the verdict counts, each fixture's verdict, and the results file."""
     results_path = results_path or default_results_dir() / f"{adapter.name}.jsonl"
     results_path.parent.mkdir(parents=True, exist_ok=True)
     # Only the protocols the adapter speaks: the others are not its business, not skips to list.
     spoken = (protocols or set(PROTOCOLS)) & set(adapter.protocols)
     fixtures = corpus.select(spoken, ids)
     by_protocol: dict[str, Counter[str]] = {}
+    verdicts: dict[str, str] = {}
     with results_path.open("w", encoding="utf-8") as handle:
         writer = ResultsWriter(handle)
         writer.header(tool="deltacheck", tool_version=deltacheck.__version__, corpus_version=corpus.version,
                       contract_version=deltacheck.CONTRACT_VERSION, adapter=adapter.describe(), timeout=timeout)
         for record in problem_records(adapter.name, corpus, spoken, ids):
             writer.record(record)
-            err.print(f"[yellow]skip[/] {record['path']}: {record['message']}")
+            if record.get("fixture"):
+                verdicts[record["fixture"]] = record["verdict"]
+            say("skip", "yellow", f"{record['path']}: {record['message']}")
         interrupted = False
         progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                             TextColumn("{task.fields[current]}"), console=err, transient=True,
@@ -152,18 +157,18 @@ def _run_one(adapter, corpus: Corpus, protocols: set[str], ids: set[str], result
                 task = progress.add_task(adapter.name, total=len(fixtures), current="")
                 for record in run_fixtures(adapter, corpus, fixtures, timeout):
                     writer.record(record.to_json())
+                    verdicts[record.verdict.fixture] = record.verdict.verdict
                     by_protocol.setdefault(record.verdict.protocol, Counter())[record.verdict.verdict] += 1
                     progress.update(task, advance=1, current=record.verdict.fixture)
                     if record.verdict.verdict not in PASSING | UNSCORED:
-                        err.print(f"[red]{record.verdict.verdict}[/] {record.verdict.fixture} {record.title}: "
-                                  f"{record.verdict.message}", markup=True, highlight=False)
+                        say(record.verdict.verdict, "red", f"{record.verdict.fixture} {record.title}: {record.verdict.message}")
         except KeyboardInterrupt:
             interrupted = True
         writer.footer(interrupted=interrupted)
     _print_summary(adapter.name, by_protocol, results_path)
     if interrupted:
         sys.exit(130)
-    return writer.counts
+    return writer.counts, verdicts, results_path
 
 
 def _print_summary(name: str, by_protocol: dict[str, Counter[str]], results_path: Path) -> None:
@@ -214,14 +219,14 @@ def score(corpus_dir: Path, adapter_names: tuple[str, ...], results_dir: Path, o
     for name in names:
         try:
             adapter = registry[name]()
-            with _started(adapter):
+            with started(adapter):
                 _run_one(adapter, corpus, set(), set(), results_dir / f"{name}.jsonl", timeout)
                 if examples:
                     findings = run_fuzz(adapter, corpus, corpus.fixtures, examples, timeout, robustness=True)
                     write_fuzz_results(results_dir / f"fuzz-{name}.jsonl", adapter, corpus, findings, examples)
                     summarize_fuzz(name, findings)
         except (EnvironmentFailed, DriverFailed) as exc:
-            err.print(f"[red]not run[/] {name}: {exc}", markup=True, highlight=False)
+            say("not run", "red", f"{name}: {exc}")
             not_run.append(name)
             continue
         ran.append(name)
@@ -230,7 +235,7 @@ def score(corpus_dir: Path, adapter_names: tuple[str, ...], results_dir: Path, o
     _write_report(sorted(results_dir / f"{n}.jsonl" for n in ran), corpus, output,
                   mutation_file=results_dir / "mutants.jsonl", fuzz_files=fuzz_files)
     if not_run:
-        err.print(f"[red]{len(not_run)} adapter(s) not run:[/] {', '.join(not_run)}", markup=True, highlight=False)
+        say(f"{len(not_run)} adapter(s) not run:", "red", ", ".join(not_run))
     if not_run or problems:
         sys.exit(1)
 
@@ -238,7 +243,7 @@ def score(corpus_dir: Path, adapter_names: tuple[str, ...], results_dir: Path, o
 def _warn_manifest_problems() -> list[ManifestProblem]:
     problems = manifest_problems()
     for problem in problems:
-        err.print(f"[yellow]manifest problem[/] {problem}", markup=True, highlight=False)
+        say("manifest problem", "yellow", str(problem))
     return problems
 
 
@@ -263,6 +268,11 @@ def report(results_files: tuple[Path, ...], corpus_dir: Path, output: Path) -> N
                   fuzz_files=[f for f in fuzz_files if f.exists()])
 
 
+def write_junit(path: Path, results: list, corpus_version: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_junit(results, corpus_version), encoding="utf-8")
+
+
 def _is_adapter_results(path: Path) -> bool:
     return not path.name.startswith("fuzz-") and path.name != "mutants.jsonl"
 
@@ -278,7 +288,7 @@ def _write_report(files: list[Path], corpus: Corpus, output: Path, mutation_file
     output.write_text(render_report(results, corpus.version, deltacheck.CONTRACT_VERSION, mutation, fuzz), encoding="utf-8")
     output.with_suffix(".html").write_text(render_html(results, corpus.version), encoding="utf-8")
     if files:  # JUnit XML beside the results it renders, for CI systems that read it
-        (files[0].parent / "junit.xml").write_text(render_junit(results, corpus.version), encoding="utf-8")
+        write_junit(files[0].parent / "junit.xml", results, corpus.version)
     err.print(f"wrote {output} from {len(results)} results file(s)")
 
 
@@ -400,7 +410,7 @@ def envs(adapter_names: tuple[str, ...], rebuild: bool, relock: bool) -> None:
                 click.echo(f"{env_name}: re-locked {path}")
             built = adapter.ensure_env(rebuild=rebuild)
         except EnvironmentFailed as exc:
-            err.print(f"[red]failed[/] {exc}", markup=True, highlight=False)
+            say("failed", "red", str(exc))
             failed = True
             continue
         click.echo(f"{env_name}: {'built' if built else 'up to date'} (used by {users})")
@@ -420,7 +430,7 @@ def check_driver_command(adapter_cmd: str, corpus_dir: Path, timeout: float, sta
     """Check that a program speaks the driver protocol: handshake, one result per protocol, clean stdout, clean stop."""
     corpus = load_corpus(corpus_dir, check_reference=False)
     passed = True
-    with SubprocessAdapter(_split_command(adapter_cmd), startup_timeout=startup_timeout) as adapter:
+    with SubprocessAdapter(split_command(adapter_cmd), startup_timeout=startup_timeout) as adapter:
         for check in check_driver(adapter, corpus, timeout):
             passed &= check.passed
             click.echo(f"{'PASS' if check.passed else 'FAIL'}  {check.name}" + (f": {check.detail}" if check.detail else ""))

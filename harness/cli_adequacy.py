@@ -7,19 +7,17 @@ from collections import Counter
 from pathlib import Path
 
 import click
-from rich.console import Console
 
 import deltacheck
+from deltacheck.cli_common import adapter_cmd_option, adapter_option, err, open_adapter, say, started, startup_timeout_option
 from deltacheck.corpus import DEFAULT_CORPUS, Corpus, load_corpus
-from deltacheck.fuzz import FixtureFuzz, counterexample_fixture, fuzz_adapter, write_fixture
-from deltacheck.mutants import MUTANTS, run_mutants
+from deltacheck.errors import DriverFailed
 from deltacheck.reference import PROTOCOLS
 
-err = Console(stderr=True, highlight=False)
 DEFAULT_EXAMPLES = 25
 
 
-def write_fuzz_results(path: Path, adapter, corpus: Corpus, findings: list[FixtureFuzz], examples: int) -> None:
+def write_fuzz_results(path: Path, adapter, corpus: Corpus, findings: list, examples: int) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8") as handle:
         header = {"kind": "header", "tool_version": deltacheck.__version__, "corpus_version": corpus.version,
@@ -30,6 +28,8 @@ def write_fuzz_results(path: Path, adapter, corpus: Corpus, findings: list[Fixtu
 
 
 def write_mutation_results(path: Path, corpus: Corpus, timeout: float) -> Counter[str]:
+    from deltacheck.mutants import MUTANTS, run_mutants
+
     path.parent.mkdir(parents=True, exist_ok=True)
     killed: Counter[str] = Counter()
     with path.open("w", encoding="utf-8") as handle:
@@ -43,15 +43,17 @@ def write_mutation_results(path: Path, corpus: Corpus, timeout: float) -> Counte
     return killed
 
 
-def run_fuzz(adapter, corpus: Corpus, fixtures, examples: int, timeout: float, robustness: bool) -> list[FixtureFuzz]:
-    def progress(finding: FixtureFuzz) -> None:
+def run_fuzz(adapter, corpus: Corpus, fixtures, examples: int, timeout: float, robustness: bool) -> list:
+    from deltacheck.fuzz import fuzz_adapter  # hypothesis: imported only when fuzzing
+
+    def progress(finding) -> None:
         if finding.status == "failed":
-            err.print(f"[red]{finding.mode} failure[/] {finding.fixture} ({', '.join(finding.edits)}): {finding.message[:200]}")
+            say(f"{finding.mode} failure", "red", f"{finding.fixture} ({', '.join(finding.edits)}): {finding.message[:200]}")
 
     return fuzz_adapter(adapter, corpus, fixtures, examples, timeout, robustness, progress)
 
 
-def summarize_fuzz(name: str, findings: list[FixtureFuzz]) -> None:
+def summarize_fuzz(name: str, findings: list) -> None:
     table: dict[tuple[str, str], Counter[str]] = {}
     examples: Counter[tuple[str, str]] = Counter()
     for finding in findings:
@@ -63,7 +65,8 @@ def summarize_fuzz(name: str, findings: list[FixtureFuzz]) -> None:
 
 
 @click.command()
-@click.option("--adapter", "adapter_name", required=True, help="Adapter name (see `deltacheck adapters`).")
+@adapter_option
+@adapter_cmd_option
 @click.option("--corpus", "corpus_dir", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_CORPUS,
               show_default="the bundled corpus/")
 @click.option("--protocol", "protocols", multiple=True, type=click.Choice(PROTOCOLS))
@@ -74,21 +77,23 @@ def summarize_fuzz(name: str, findings: list[FixtureFuzz]) -> None:
 @click.option("--write-fixtures", is_flag=True, help="Save each shrunk invariance counterexample as a new fixture.")
 @click.option("--results", "results_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Default: results/fuzz-<adapter>.jsonl")
-def fuzz(adapter_name, corpus_dir, protocols, fixture_ids, examples, timeout, robustness, write_fixtures, results_path):
+@startup_timeout_option
+def fuzz(adapter_name, adapter_cmd, corpus_dir, protocols, fixture_ids, examples, timeout, robustness, write_fixtures,
+         results_path, startup_timeout):
     """Search other valid (and broken) streams of each fixture for one the adapter fails."""
-    from deltacheck.adapter import get_adapter
-    from deltacheck.locations import default_results_dir
-    from deltacheck.errors import UnknownAdapter
+    from deltacheck.fuzz import counterexample_fixture, write_fixture
+    from deltacheck.locations import BUNDLED_CORPUS, CHECKOUT, default_results_dir
 
+    if write_fixtures and CHECKOUT is None and Path(corpus_dir).resolve() == BUNDLED_CORPUS.resolve():
+        raise click.UsageError("--write-fixtures writes into the corpus: give --corpus DIR (a checkout of the corpus), "
+                               "not the installed one")
     corpus = load_corpus(corpus_dir)
+    adapter = open_adapter(adapter_name, adapter_cmd, startup_timeout)
     try:
-        adapter = get_adapter(adapter_name)
-    except UnknownAdapter as exc:
-        raise click.UsageError(str(exc)) from None
-    from deltacheck.cli import _started
-
-    with _started(adapter):
-        findings = run_fuzz(adapter, corpus, corpus.select(protocols, fixture_ids), examples, timeout, robustness)
+        with started(adapter):
+            findings = run_fuzz(adapter, corpus, corpus.select(protocols, fixture_ids), examples, timeout, robustness)
+    except DriverFailed as exc:
+        raise click.ClickException(str(exc)) from None
     described = adapter.describe()
     write_fuzz_results(results_path or default_results_dir() / f"fuzz-{adapter.name}.jsonl", adapter, corpus, findings, examples)
     summarize_fuzz(adapter.name, findings)
@@ -112,12 +117,13 @@ def fuzz(adapter_name, corpus_dir, protocols, fixture_ids, examples, timeout, ro
 def mutants(corpus_dir, results_path):
     """Run every mutant over the corpus; print which fixtures kill which mutant, and the kill rate."""
     from deltacheck.locations import default_results_dir
+    from deltacheck.mutants import MUTANTS
 
     corpus = load_corpus(corpus_dir)
     killed = write_mutation_results(results_path or default_results_dir() / "mutants.jsonl", corpus, timeout=5.0)
     for mutant in MUTANTS:
         count = killed[mutant.name]
-        err.print(f"{'killed' if count else '[red]SURVIVED[/]'} {mutant.name}: {count} fixture(s) — {mutant.bug}")
+        say("killed" if count else "SURVIVED", "" if count else "red", f"{mutant.name}: {count} fixture(s) — {mutant.bug}")
     survivors = [m.name for m in MUTANTS if not killed[m.name]]
     err.print(f"kill rate: {len(MUTANTS) - len(survivors)} / {len(MUTANTS)}")
     raise SystemExit(1 if survivors else 0)

@@ -1,0 +1,72 @@
+"""What several commands share: the adapter options, opening the adapter they name, and the consoles."""
+
+from __future__ import annotations
+
+import shlex
+from contextlib import contextmanager
+from typing import Iterator
+
+import click
+from rich.console import Console
+
+from deltacheck.subprocess_adapter import DEFAULT_STARTUP_TIMEOUT, SubprocessAdapter
+
+# Library and fixture text is never parsed as markup (a message may contain "[/choices]"): colour
+# is given explicitly, as in `say`.
+err = Console(stderr=True, highlight=False, markup=False)
+out = Console(highlight=False, soft_wrap=True, markup=False)
+
+adapter_option = click.option(
+    "--adapter", "adapter_name", metavar="NAME|MODULE:CLASS|FILE.py:CLASS",
+    help="A bundled adapter (see `deltacheck adapters`), or your own Adapter subclass as MODULE:CLASS "
+         "(importable from the current directory or PYTHONPATH) or path/to/file.py:CLASS.")
+adapter_cmd_option = click.option("--adapter-cmd", metavar="COMMAND",
+                                  help="A driver command speaking the protocol (docs/PROTOCOL.md); its hello names it.")
+startup_timeout_option = click.option("--startup-timeout", type=float, default=DEFAULT_STARTUP_TIMEOUT,
+                                      show_default=True, help="Seconds a driver may take to answer `start`.")
+
+
+def split_command(command: str) -> list[str]:
+    words = shlex.split(command)
+    if not words:
+        raise click.UsageError(f"--adapter-cmd {command!r} names no program")
+    return words
+
+
+def open_adapter(adapter_name: str | None, adapter_cmd: str | None, startup_timeout: float = DEFAULT_STARTUP_TIMEOUT):
+    """The adapter --adapter or --adapter-cmd names (exactly one of them); a usage error names what is wrong."""
+    from deltacheck.adapter import get_adapter
+    from deltacheck.errors import BadAdapterSpec, EnvironmentFailed, UnknownAdapter
+
+    if (adapter_name is None) == (adapter_cmd is None):
+        raise click.UsageError("give exactly one of --adapter NAME and --adapter-cmd COMMAND")
+    if adapter_cmd is not None:
+        return SubprocessAdapter(split_command(adapter_cmd), startup_timeout=startup_timeout)
+    try:
+        return get_adapter(adapter_name)
+    except (UnknownAdapter, BadAdapterSpec) as exc:
+        raise click.UsageError(str(exc)) from None
+    except EnvironmentFailed as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+@contextmanager
+def started(adapter) -> Iterator[None]:
+    """Start a subprocess adapter before anything is written (a bad driver is one clear error); stop it after."""
+    if not isinstance(adapter, SubprocessAdapter):
+        yield
+        return
+    adapter.start()
+    try:
+        yield
+    finally:
+        adapter.close()
+
+
+def say(label: str, style: str, text: str) -> None:
+    """A coloured label, then text printed as plain text (never parsed as markup) on stderr."""
+    from rich.text import Text
+
+    line = Text(label, style=style)
+    line.append(" " + text)
+    err.print(line, highlight=False)
