@@ -1,0 +1,34 @@
+"""The documents say what the code does: citations use the current corpus version, commands exist."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from deltacheck.cli import main
+from deltacheck.corpus import DEFAULT_CORPUS
+
+CHECKOUT = Path(__file__).resolve().parent.parent
+DOCUMENTS = ["README.md", "docs/API.md", "docs/PROTOCOL.md", "corpus/README.md"]
+
+
+def test_citations_in_the_documents_use_the_current_corpus_version():
+    version = (DEFAULT_CORPUS / "VERSION").read_text().strip()
+    stale = [(doc, cite) for doc in DOCUMENTS
+             for cite in re.findall(r"DC-[0-9A-Z]{4}@(\d+\.\d+\.\d+)", (CHECKOUT / doc).read_text())
+             if cite != version]
+    assert stale == []
+
+
+def test_every_deltacheck_command_and_option_the_readme_shows_exists():
+    readme = (CHECKOUT / "README.md").read_text()
+    shell = "\n".join(re.findall(r"```(?:sh|yaml)\n(.*?)```", readme, re.S))
+    lines = re.findall(r"(?:^|run: )deltacheck ([a-z-]+)([^\n#]*)", shell, re.M)
+    assert len(lines) > 10
+    for command, rest in lines:
+        help_text = CliRunner().invoke(main, [command, "--help"])
+        assert help_text.exit_code == 0, f"`deltacheck {command}` in README.md: {help_text.output}"
+        for option in re.findall(r"(?<![\w-])(--[a-z-]+)", rest):
+            assert option in help_text.output, f"README.md shows `deltacheck {command} {option}`; --help does not list it"
