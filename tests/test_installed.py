@@ -143,3 +143,33 @@ def test_the_sdist_carries_what_the_wheel_needs(installed, tmp_path):
     assert {"setup.py", "CONTRACT.md", "docs/PROTOCOL.md", "corpus/VERSION", "harness/schemas/manifest.schema.json",
             "adapters/node/openai/driver.mjs", "adapters/openai_python/requirements.txt"} <= names
     assert not any("node_modules" in name for name in names)
+
+
+def test_fuzz_and_mutants_run_from_the_installed_package(installed):
+    _, project, _ = installed
+    fuzz = _deltacheck(installed, "fuzz", "--adapter", ADAPTER, "--fixture", "DC-0KW2", "--examples", "2")
+    assert fuzz.returncode in (0, 1) and "Traceback" not in fuzz.stderr, fuzz.stderr
+    assert (project / "results" / "fuzz-my-accumulator.jsonl").is_file()
+    mutants = _deltacheck(installed, "mutants")
+    assert mutants.returncode == 0 and "kill rate:" in mutants.stderr, mutants.stderr[-2000:]
+
+
+def test_serve_replays_the_bundled_corpus(installed):
+    import re
+    import urllib.request
+
+    bin_dir, project, _ = installed
+    server = subprocess.Popen([str(bin_dir / "deltacheck"), "serve", "--port", "0"], cwd=project,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        line = server.stderr.readline()
+        base = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        assert base, line
+        request = urllib.request.Request(f"http://127.0.0.1:{base.group(1)}/DC-8499/v1/chat/completions",
+                                         data=b'{"stream": true}', headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=10) as response:
+            body = response.read().decode()
+        assert body.startswith("data: {") and body.rstrip().endswith("data: [DONE]")
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
