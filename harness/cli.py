@@ -12,7 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
 import deltacheck
-from deltacheck.adapter import manifest_problems, registered_adapters
+from deltacheck.adapter import get_adapter_factory, manifest_problems, registered_adapters
 from deltacheck.adequacy_report import read_jsonl
 from deltacheck.check_driver import check_driver
 from deltacheck.cli_common import (adapter_cmd_option, adapter_option, err, open_adapter, out, say, split_command,
@@ -20,7 +20,8 @@ from deltacheck.cli_common import (adapter_cmd_option, adapter_option, err, open
 from deltacheck.cli_expectations import check_expectations, read_expectations
 from deltacheck.cli_adequacy import fuzz, mutants, run_fuzz, summarize_fuzz, write_fuzz_results, write_mutation_results
 from deltacheck.corpus import DEFAULT_CORPUS, Corpus, load_corpus
-from deltacheck.errors import DriverFailed, EnvironmentFailed, InvalidResults, ManifestProblem, UnknownAdapter
+from deltacheck.errors import (BadAdapterSpec, DriverFailed, EnvironmentFailed, InvalidResults, ManifestProblem,
+                               UnknownAdapter)
 from deltacheck.external import ExternalAdapter, probe_all
 from deltacheck.reference import PROTOCOLS
 from deltacheck.envs import relock as relock_requirements
@@ -190,7 +191,7 @@ def _print_summary(name: str, by_protocol: dict[str, Counter[str]], results_path
 
 @main.command()
 @corpus_option
-@click.option("--adapter", "adapter_names", multiple=True,
+@click.option("--adapter", "adapter_names", multiple=True, metavar="NAME|MODULE:CLASS|FILE.py:CLASS",
               help="Only these adapters (default: every in-process and manifest adapter).")
 @click.option("--results-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               show_default="results/ in the checkout or the current directory")
@@ -211,14 +212,17 @@ def score(corpus_dir: Path, adapter_names: tuple[str, ...], results_dir: Path, o
     corpus = load_corpus(corpus_dir)
     problems = _warn_manifest_problems()
     registry = registered_adapters()
-    names = adapter_names or tuple(registry)
-    unknown = [name for name in names if name not in registry]
-    if unknown:
-        raise click.UsageError(str(UnknownAdapter(unknown[0], list(registry))))
-    ran, not_run = [], []
-    for name in names:
+    factories = {}
+    for spec in adapter_names or tuple(registry):  # bundled names, or a user's MODULE:CLASS / FILE.py:CLASS
         try:
-            adapter = registry[name]()
+            factory = registry[spec] if spec in registry else get_adapter_factory(spec)
+        except (UnknownAdapter, BadAdapterSpec) as exc:
+            raise click.UsageError(str(exc)) from None
+        factories[factory.name] = factory
+    ran, not_run = [], []
+    for name, factory in factories.items():
+        try:
+            adapter = factory()
             with started(adapter):
                 _run_one(adapter, corpus, set(), set(), results_dir / f"{name}.jsonl", timeout)
                 if examples:
