@@ -15,8 +15,8 @@ import deltacheck
 from deltacheck.adapter import get_adapter_factory, manifest_problems, registered_adapters
 from deltacheck.adequacy_report import read_jsonl
 from deltacheck.check_driver import check_driver
-from deltacheck.cli_common import (adapter_cmd_option, adapter_option, err, open_adapter, out, say, split_command,
-                                   started, startup_timeout_option)
+from deltacheck.cli_common import (Seconds, adapter_cmd_option, adapter_option, corpus_option, err, open_adapter, out,
+                                   say, split_command, started, startup_timeout_option, writable_file)
 from deltacheck.cli_expectations import check_expectations, read_expectations
 from deltacheck.cli_adequacy import fuzz, mutants, run_fuzz, summarize_fuzz, write_fuzz_results, write_mutation_results
 from deltacheck.corpus import DEFAULT_CORPUS, Corpus, load_corpus
@@ -33,10 +33,6 @@ from deltacheck.runner import DEFAULT_TIMEOUT, problem_records, run_fixtures
 from deltacheck.sse import encode_chunk
 from deltacheck.subprocess_adapter import Hello, SubprocessAdapter
 from deltacheck.verdict import PASSING, UNSCORED
-
-corpus_option = click.option("--corpus", "corpus_dir", type=click.Path(file_okay=False, path_type=Path),
-                             default=DEFAULT_CORPUS, show_default="the bundled corpus/", help="Corpus directory.")
-
 
 def _print_version(ctx: click.Context, _param, value: bool) -> None:
     if not value or ctx.resilient_parsing:
@@ -85,15 +81,15 @@ def lint(corpus_dir: Path) -> None:
 @corpus_option
 @click.option("--protocol", "protocols", multiple=True, type=click.Choice(PROTOCOLS), help="Only these protocols.")
 @click.option("--fixture", "fixture_ids", multiple=True, metavar="ID", help="Only these fixture ids (repeatable).")
-@click.option("--results", "results_path", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--results", "results_path", type=click.Path(dir_okay=False, path_type=Path), callback=writable_file,
               help="Results file (JSON lines). Default: results/<adapter>.jsonl")
-@click.option("--junit", "junit_path", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--junit", "junit_path", type=click.Path(dir_okay=False, path_type=Path), callback=writable_file,
               help="Also write the verdicts as JUnit XML, for CI systems that read it.")
 @click.option("--expectations", "expectations_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Expected verdicts (TOML): exit 0 when every verdict is as expected, 1 naming each difference.")
 @click.option("--update-expectations", is_flag=True,
               help="Write the run's verdicts into the --expectations file (created when missing).")
-@click.option("--timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True, help="Seconds per fixture.")
+@click.option("--timeout", type=Seconds(), default=DEFAULT_TIMEOUT, show_default=True, help="Seconds per fixture.")
 @startup_timeout_option
 def run(adapter_name: str | None, adapter_cmd: str | None, corpus_dir: Path, protocols: tuple[str, ...],
         fixture_ids: tuple[str, ...], results_path: Path | None, junit_path: Path | None,
@@ -115,6 +111,7 @@ def run(adapter_name: str | None, adapter_cmd: str | None, corpus_dir: Path, pro
     adapter = open_adapter(adapter_name, adapter_cmd, startup_timeout)
     try:
         with started(adapter):
+            _check_spoken(adapter, corpus, protocols, fixture_ids)  # before the results file is opened
             if expectations is not None and expectations.adapter not in (None, adapter.name) and not update_expectations:
                 raise click.UsageError(f"{expectations_path}: expectations of adapter {expectations.adapter!r}, "
                                        f"not of {adapter.name!r}")
@@ -128,6 +125,20 @@ def run(adapter_name: str | None, adapter_cmd: str | None, corpus_dir: Path, pro
         sys.exit(check_expectations(expectations_path, expectations, adapter.name, corpus, verdicts, update_expectations))
     failed = sum(v for k, v in counts.items() if k not in PASSING | UNSCORED)
     sys.exit(1 if failed else 0)
+
+
+def _check_spoken(adapter, corpus: Corpus, protocols: tuple[str, ...], ids: tuple[str, ...]) -> None:
+    """A protocol or fixture the adapter cannot run is a usage error, not an empty run over its results file."""
+    for protocol in protocols:
+        if protocol not in adapter.protocols:
+            raise click.UsageError(f"adapter {adapter.name!r} does not speak {protocol} "
+                                   f"(it speaks {', '.join(sorted(adapter.protocols))})")
+    fixtures = corpus.by_id()
+    for fixture_id in ids:
+        fixture = fixtures.get(fixture_id)  # a fixture that does not load is run as a recorded skip
+        if fixture is not None and fixture.protocol not in adapter.protocols:
+            raise click.UsageError(f"fixture {fixture_id} is {fixture.protocol}, which adapter {adapter.name!r} "
+                                   f"does not speak (it speaks {', '.join(sorted(adapter.protocols))})")
 
 
 def _run_one(adapter, corpus: Corpus, protocols: set[str], ids: set[str], results_path: Path | None,
@@ -195,10 +206,10 @@ def _print_summary(name: str, by_protocol: dict[str, Counter[str]], results_path
               help="Only these adapters (default: every in-process and manifest adapter).")
 @click.option("--results-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               show_default="results/ in the checkout or the current directory")
-@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None, callback=writable_file,
               show_default="REPORT.md in the checkout or the current directory")
-@click.option("--timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True, help="Seconds per fixture.")
-@click.option("--examples", type=int, default=10, show_default=True,
+@click.option("--timeout", type=Seconds(), default=DEFAULT_TIMEOUT, show_default=True, help="Seconds per fixture.")
+@click.option("--examples", type=click.IntRange(min=0), default=10, show_default=True,
               help="Fuzz examples per fixture and mode for each adapter (0: no fuzzing).")
 def score(corpus_dir: Path, adapter_names: tuple[str, ...], results_dir: Path, output: Path, timeout: float,
           examples: int) -> None:
@@ -257,7 +268,7 @@ def _warn_manifest_problems() -> list[ManifestProblem]:
 @main.command()
 @click.argument("results_files", nargs=-1, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @corpus_option
-@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None, callback=writable_file,
               show_default="REPORT.md in the checkout or the current directory")
 def report(results_files: tuple[Path, ...], corpus_dir: Path, output: Path) -> None:
     """Write REPORT.md from results files (default: every results/*.jsonl)."""
@@ -428,7 +439,7 @@ def envs(adapter_names: tuple[str, ...], rebuild: bool, relock: bool) -> None:
 @main.command("check-driver")
 @click.option("--adapter-cmd", metavar="COMMAND", required=True, help="The driver command to check.")
 @corpus_option
-@click.option("--timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True, help="Seconds per fixture.")
+@click.option("--timeout", type=Seconds(), default=DEFAULT_TIMEOUT, show_default=True, help="Seconds per fixture.")
 @startup_timeout_option
 def check_driver_command(adapter_cmd: str, corpus_dir: Path, timeout: float, startup_timeout: float) -> None:
     """Check that a program speaks the driver protocol: handshake, one result per protocol, clean stdout, clean stop."""
@@ -443,7 +454,8 @@ def check_driver_command(adapter_cmd: str, corpus_dir: Path, timeout: float, sta
 
 @main.command()
 @corpus_option
-@click.option("--port", type=int, default=8765, show_default=True, help="Loopback port (0: any free port).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
+              help="Loopback port (0: any free port).")
 def serve(corpus_dir: Path, port: int) -> None:
     """Serve every fixture as SSE on 127.0.0.1, for clients in any language."""
     import time
@@ -451,7 +463,10 @@ def serve(corpus_dir: Path, port: int) -> None:
     from deltacheck.serve import start_server
 
     corpus = load_corpus(corpus_dir)
-    server = start_server(corpus.fixtures, port, log=lambda line: err.print(line, markup=False, highlight=False))
+    try:
+        server = start_server(corpus.fixtures, port, log=lambda line: err.print(line, markup=False, highlight=False))
+    except OSError as exc:  # most often: the port is in use
+        raise click.ClickException(f"--port {port}: cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}") from None
     host, bound = server.server_address[:2]
     example = corpus.fixtures[0].id if corpus.fixtures else "DC-XXXX"
     err.print(f"serving {len(corpus.fixtures)} fixtures; base URL http://{host}:{bound}/<FIXTURE-ID>/v1 "

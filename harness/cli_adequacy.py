@@ -9,8 +9,9 @@ from pathlib import Path
 import click
 
 import deltacheck
-from deltacheck.cli_common import adapter_cmd_option, adapter_option, err, open_adapter, say, started, startup_timeout_option
-from deltacheck.corpus import DEFAULT_CORPUS, Corpus, load_corpus
+from deltacheck.cli_common import (Seconds, adapter_cmd_option, adapter_option, corpus_option, err, open_adapter, say,
+                                   started, startup_timeout_option, writable_file)
+from deltacheck.corpus import Corpus, load_corpus
 from deltacheck.errors import DriverFailed
 from deltacheck.reference import PROTOCOLS
 
@@ -67,15 +68,15 @@ def summarize_fuzz(name: str, findings: list) -> None:
 @click.command()
 @adapter_option
 @adapter_cmd_option
-@click.option("--corpus", "corpus_dir", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_CORPUS,
-              show_default="the bundled corpus/")
+@corpus_option
 @click.option("--protocol", "protocols", multiple=True, type=click.Choice(PROTOCOLS))
 @click.option("--fixture", "fixture_ids", multiple=True, metavar="ID")
-@click.option("--examples", type=int, default=DEFAULT_EXAMPLES, show_default=True, help="Streams tried per fixture and mode.")
-@click.option("--timeout", type=float, default=10.0, show_default=True)
+@click.option("--examples", type=click.IntRange(min=1), default=DEFAULT_EXAMPLES, show_default=True,
+              help="Streams tried per fixture and mode.")
+@click.option("--timeout", type=Seconds(), default=10.0, show_default=True)
 @click.option("--robustness/--no-robustness", default=True, show_default=True, help="Also try damaged streams.")
 @click.option("--write-fixtures", is_flag=True, help="Save each shrunk invariance counterexample as a new fixture.")
-@click.option("--results", "results_path", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--results", "results_path", type=click.Path(dir_okay=False, path_type=Path), callback=writable_file,
               help="Default: results/fuzz-<adapter>.jsonl")
 @startup_timeout_option
 def fuzz(adapter_name, adapter_cmd, corpus_dir, protocols, fixture_ids, examples, timeout, robustness, write_fixtures,
@@ -110,9 +111,8 @@ def fuzz(adapter_name, adapter_cmd, corpus_dir, protocols, fixture_ids, examples
 
 
 @click.command()
-@click.option("--corpus", "corpus_dir", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_CORPUS,
-              show_default="the bundled corpus/")
-@click.option("--results", "results_path", type=click.Path(dir_okay=False, path_type=Path),
+@corpus_option
+@click.option("--results", "results_path", type=click.Path(dir_okay=False, path_type=Path), callback=writable_file,
               help="Default: results/mutants.jsonl")
 def mutants(corpus_dir, results_path):
     """Run every mutant over the corpus; print which fixtures kill which mutant, and the kill rate."""

@@ -1,14 +1,19 @@
-"""What several commands share: the adapter options, opening the adapter they name, and the consoles."""
+"""What several commands share: the adapter and corpus options, checked option values, opening the
+adapter they name, and the consoles."""
 
 from __future__ import annotations
 
+import math
+import os
 import shlex
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Iterator
 
 import click
 from rich.console import Console
 
+from deltacheck.corpus import DEFAULT_CORPUS
 from deltacheck.subprocess_adapter import DEFAULT_STARTUP_TIMEOUT, SubprocessAdapter
 
 # Library and fixture text is never parsed as markup (a message may contain "[/choices]"): colour
@@ -16,13 +21,53 @@ from deltacheck.subprocess_adapter import DEFAULT_STARTUP_TIMEOUT, SubprocessAda
 err = Console(stderr=True, highlight=False, markup=False)
 out = Console(highlight=False, soft_wrap=True, markup=False)
 
+
+class Seconds(click.ParamType):
+    """A positive, finite number of seconds (click.FloatRange would let nan and inf through)."""
+
+    name = "seconds"
+
+    def convert(self, value, param, ctx) -> float:
+        seconds = click.FLOAT.convert(value, param, ctx)
+        if not 0 < seconds < math.inf:  # false for nan too
+            self.fail(f"{value} is not allowed: it must be a positive number of seconds", param, ctx)
+        return seconds
+
+
+def _corpus_dir(ctx: click.Context, param: click.Parameter, value: Path) -> Path:
+    """Refuse a missing or non-corpus directory up front: one usage error, not an empty or broken run."""
+    if not value.is_dir():
+        raise click.BadParameter(f"{value}: no such directory", ctx, param)
+    if not (value / "fixtures").is_dir():
+        raise click.BadParameter(f"{value}: not a corpus directory (it has no fixtures/ folder)", ctx, param)
+    return value
+
+
+def writable_file(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+    """Check an output file option before any work: its folder is made (as the writer would) and writable."""
+    if value is None:
+        return value
+    try:
+        value.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        existing = next((p for p in value.parents if p.exists()), value.parent)
+        why = f"{existing} is a file" if not existing.is_dir() else exc.strerror or str(exc)
+        raise click.BadParameter(f"{value}: cannot create its folder ({why})", ctx, param) from None
+    if value.is_dir() or not os.access(value.parent, os.W_OK) or (value.exists() and not os.access(value, os.W_OK)):
+        raise click.BadParameter(f"{value}: not a writable file", ctx, param)
+    return value
+
+
+corpus_option = click.option("--corpus", "corpus_dir", type=click.Path(file_okay=False, path_type=Path),
+                             default=DEFAULT_CORPUS, show_default="the bundled corpus/", callback=_corpus_dir,
+                             help="Corpus directory.")
 adapter_option = click.option(
     "--adapter", "adapter_name", metavar="NAME|MODULE:CLASS|FILE.py:CLASS",
     help="A bundled adapter (see `deltacheck adapters`), or your own Adapter subclass as MODULE:CLASS "
          "(importable from the current directory or PYTHONPATH) or path/to/file.py:CLASS.")
 adapter_cmd_option = click.option("--adapter-cmd", metavar="COMMAND",
                                   help="A driver command speaking the protocol (docs/PROTOCOL.md); its hello names it.")
-startup_timeout_option = click.option("--startup-timeout", type=float, default=DEFAULT_STARTUP_TIMEOUT,
+startup_timeout_option = click.option("--startup-timeout", type=Seconds(), default=DEFAULT_STARTUP_TIMEOUT,
                                       show_default=True, help="Seconds a driver may take to answer `start`.")
 
 

@@ -135,9 +135,21 @@ def load_corpus(root: Path | str = DEFAULT_CORPUS, check_reference: bool = True)
     retired = corpus.retired = _read_retired(root)
     fixture_v, _, chunk_v = _validators(str(root / "schema"))
     seen: dict[str, list[str]] = {}
+    inside = root.resolve()
     for path in sorted((root / "fixtures").rglob("*.json")):
         rel = str(path.relative_to(root.parent)) if root.parent in path.parents else str(path)
-        fixture, found = _check_file(path, rel, fixture_v, chunk_v, tags, retired, seen, check_reference, corpus.reference)
+        if path.is_symlink() and not path.resolve().is_relative_to(inside):
+            # A corpus is what its directory holds: a link must not pull in (or leak) a file from elsewhere.
+            problems.append(FixtureProblem(rel, None, "/", "symlink to a file outside the corpus; not loaded"))
+            continue
+        try:
+            fixture, found = _check_file(path, rel, fixture_v, chunk_v, tags, retired, seen, check_reference,
+                                         corpus.reference)
+        except RecursionError:
+            # json, jsonschema, the reference and the comparison all recurse: a file nested deeper than
+            # Python's limit is a problem of that file, and every other file is still checked.
+            fixture, found = None, [FixtureProblem(rel, None, "/", "nested too deeply to check "
+                                                   "(deeper than Python's recursion limit)")]
         problems.extend(found)
         if fixture is not None and not found:
             corpus.fixtures.append(fixture)
@@ -163,6 +175,8 @@ def _check_file(path: Path, rel: str, fixture_v, chunk_v, tags, retired, seen, c
 
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:  # unreadable, or a dangling link
+        return None, [problem("/", f"unreadable: {exc.strerror or exc}")]
     except UnicodeDecodeError as exc:
         return None, [problem("/", f"not UTF-8: {exc}")]
     except json.JSONDecodeError as exc:
