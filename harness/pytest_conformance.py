@@ -33,6 +33,9 @@ def test_fixture_conforms(deltacheck_case, deltacheck_session):
         if kind == "unexpected pass":
             pytest.fail(f"unexpected pass: {corpus.cite(fixture.id)} was expected to get {expected.describe()}, and "
                         f"passes now; update {expectations.path} (deltacheck run ... --update-expectations)", pytrace=False)
+        if kind == "regression" and verdict.verdict in ("skip", "n/a"):  # a skip must not hide a lost pass
+            pytest.fail(f"regression: {corpus.cite(fixture.id)} was expected to pass, and is now {verdict.verdict}: "
+                        f"{verdict.message}", pytrace=False)
         if kind == "changed":
             pytest.fail(f"{verdict.verdict} where {expected.describe()} was expected: {corpus.cite(fixture.id)} "
                         f"{fixture.title}\n{verdict.message}\n\n{verdict.diff or ''}\n{cite}", pytrace=False)
