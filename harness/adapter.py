@@ -133,13 +133,11 @@ def load_adapter_spec(spec: str) -> type[Adapter]:
         if target.endswith(".py") or os.sep in target or "/" in target:
             module = _import_file(Path(target))
         else:
-            if "" not in sys.path and os.getcwd() not in sys.path:
-                sys.path.insert(0, os.getcwd())  # console scripts do not have the current directory on sys.path
             module = importlib.import_module(target)
     except BadAdapterSpec as exc:
         raise BadAdapterSpec(spec, exc.reason) from None
-    except Exception as exc:  # the user's module failing to import is a usage error, reported in one line
-        raise BadAdapterSpec(spec, f"cannot import {target}: {type(exc).__name__}: {exc}") from None
+    except Exception as exc:  # the user's module failing to import: one line here, the chain for a driver's stderr
+        raise BadAdapterSpec(spec, f"cannot import {target}: {type(exc).__name__}: {exc}") from exc
     cls = getattr(module, class_name, None)
     if cls is None:
         raise BadAdapterSpec(spec, f"{target} has no attribute {class_name!r}")
@@ -169,6 +167,10 @@ def _import_file(path: Path):
 def get_adapter_factory(name: str) -> "AdapterFactory":
     """The factory for a registered name or an adapter spec; UnknownAdapter / BadAdapterSpec otherwise."""
     if is_adapter_spec(name):
+        # The harness runs as a console script, whose sys.path lacks the current directory that
+        # `python -m` would give: a user's MODULE:CLASS is looked up where the user is.
+        if "" not in sys.path and os.getcwd() not in sys.path:
+            sys.path.insert(0, os.getcwd())
         return load_adapter_spec(name)
     _import_bundled()
     if name in _REGISTRY:  # in-process: no need to read the manifests

@@ -102,9 +102,9 @@ def run(adapter_name: str | None, adapter_cmd: str | None, corpus_dir: Path, pro
     if update_expectations and expectations_path is None:
         raise click.UsageError("--update-expectations needs --expectations FILE")
     corpus = load_corpus(corpus_dir)
-    unknown = set(fixture_ids) - {f.id for f in corpus.fixtures} - {p.fixture_id for p in corpus.problems}
+    unknown = corpus.unknown_ids(fixture_ids)
     if unknown:
-        raise click.UsageError(f"no fixture with id {', '.join(sorted(unknown))} in {corpus_dir}")
+        raise click.UsageError(f"no fixture with id {', '.join(unknown)} in {corpus_dir}")
     expectations = None
     if expectations_path is not None and not (update_expectations and not expectations_path.exists()):
         expectations = read_expectations(expectations_path, corpus)

@@ -89,6 +89,9 @@ def fuzz(adapter_name, adapter_cmd, corpus_dir, protocols, fixture_ids, examples
         raise click.UsageError("--write-fixtures writes into the corpus: give --corpus DIR (a checkout of the corpus), "
                                "not the installed one")
     corpus = load_corpus(corpus_dir)
+    unknown = corpus.unknown_ids(fixture_ids)
+    if unknown:
+        raise click.UsageError(f"no fixture with id {', '.join(unknown)} in {corpus_dir}")
     adapter = open_adapter(adapter_name, adapter_cmd, startup_timeout)
     try:
         with started(adapter):

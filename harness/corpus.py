@@ -60,6 +60,11 @@ class Corpus:
     def required_capabilities(self, fixture: Fixture) -> set[str]:
         return {self.tags[t]["requires"] for t in fixture.tags if "requires" in self.tags.get(t, {})}
 
+    def unknown_ids(self, ids: Iterable[str]) -> list[str]:
+        """The ids that name no fixture of this corpus, loaded or broken (a typo, or another corpus's id)."""
+        known = {f.id for f in self.fixtures} | {p.fixture_id for p in self.problems}
+        return sorted(set(ids) - known)
+
     def cite(self, fixture_id: str) -> str:
         return f"{fixture_id}@{self.version}"
 

@@ -1,6 +1,6 @@
 """The generic Python driver: serves one in-process Adapter over the driver protocol (docs/PROTOCOL.md).
 
-    python -m deltacheck.driver deltacheck.adapters.reference:ReferenceAdapter
+    python -m deltacheck.driver deltacheck.adapters.reference:ReferenceAdapter   (or MODULE:CLASS, path/file.py:CLASS)
 
 It runs inside an adapter's own virtualenv, where click, rich and jsonschema may be absent, so it
 imports only the standard library and the light harness modules (deltacheck.adapter, deltacheck.model,
@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import random
 import uuid
-import importlib
 import inspect
 import json
 import os
@@ -21,7 +20,7 @@ import sys
 import traceback
 from typing import Any, BinaryIO
 
-from deltacheck.adapter import Adapter
+from deltacheck.adapter import Adapter, load_adapter_spec
 from deltacheck.protocol import IMPLEMENTATION_FIELDS, PROTOCOL_VERSION, encode_line, request_from_wire, start_reply
 
 LANGUAGE = "python"
@@ -29,17 +28,6 @@ LANGUAGE = "python"
 
 class ProtocolMisuse(Exception):
     """The harness sent a line this driver cannot act on."""
-
-
-def load_adapter_class(entry: str) -> type[Adapter]:
-    """`package.module:ClassName` -> the Adapter subclass."""
-    module_name, sep, class_name = entry.partition(":")
-    if not sep or not module_name or not class_name:
-        raise ValueError(f"adapter entry {entry!r} is not `package.module:ClassName`")
-    cls = getattr(importlib.import_module(module_name), class_name, None)
-    if not (isinstance(cls, type) and issubclass(cls, Adapter)):
-        raise TypeError(f"{entry!r} names {cls!r}, not a subclass of deltacheck.adapter.Adapter")
-    return cls
 
 
 def claim_stdout() -> BinaryIO:
@@ -120,7 +108,7 @@ def main(argv: list[str]) -> int:
         return 2
     protocol_out = claim_stdout()
     try:
-        adapter_class = load_adapter_class(argv[0])
+        adapter_class = load_adapter_spec(argv[0])
     except Exception:
         traceback.print_exc()
         print(f"deltacheck driver: cannot load adapter {argv[0]!r}", file=sys.stderr)

@@ -24,7 +24,6 @@ from deltacheck.locations import CHECKOUT, PACKAGE_DIR, envs_dir as default_envs
 from deltacheck.manifests import ADAPTERS_DIR, Manifest
 
 ENVS_DIR = default_envs_dir()
-INSTALLED_PACKAGE = PACKAGE_DIR  # where an installed deltacheck's own files are; never written to
 STAMP_FILE = "deltacheck.stamp"
 OUTPUT_TAIL = 3000
 
@@ -114,7 +113,7 @@ def node_folder(manifest: Manifest, envs_dir: Path = ENVS_DIR) -> Path:
     installed deltacheck: that one is copied beside its environment, so nothing is ever written into
     the installed package.
     """
-    if CHECKOUT is None and INSTALLED_PACKAGE in manifest.folder.parents:
+    if CHECKOUT is None and PACKAGE_DIR in manifest.folder.parents:
         return env_dir(manifest, envs_dir) / "node" / manifest.folder.name
     return manifest.folder
 

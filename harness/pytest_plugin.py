@@ -109,8 +109,7 @@ def _build_session(config: pytest.Config, specs: list[str], command: str | None)
             raise pytest.UsageError(f"--deltacheck-protocol {protocol!r}: not one of {', '.join(PROTOCOLS)}")
     corpus = load_corpus(corpus_dir)
     ids = config.getoption("--deltacheck-fixture")
-    known = {f.id for f in corpus.fixtures} | {p.fixture_id for p in corpus.problems}
-    unknown = sorted(set(ids) - known)
+    unknown = corpus.unknown_ids(ids)
     if unknown:
         raise pytest.UsageError(f"--deltacheck-fixture {unknown[0]}: no such fixture in {corpus_dir}")
     fixtures = corpus.select(protocols, ids)
@@ -133,7 +132,7 @@ def _build_session(config: pytest.Config, specs: list[str], command: str | None)
         words = shlex.split(command)
         if not words:
             raise pytest.UsageError(f"--deltacheck-adapter-cmd {command!r} names no program")
-        driver = SubprocessAdapter(words)
+        driver = SubprocessAdapter(words)  # started now: its hello says which protocols to generate tests for
         try:
             driver.start()
         except DriverFailed as exc:

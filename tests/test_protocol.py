@@ -390,23 +390,7 @@ def fake_python_env(manifest, envs: Path) -> None:
     (bin_dir / "python").symlink_to(sys.executable)
 
 
-CHATTY_ADAPTER = """
-import os
-from deltacheck.adapter import CAPABILITIES, Adapter
-from deltacheck.reference import PROTOCOLS, assemble
-
-class NamedFromEnvironment(Adapter):
-    name = os.environ.get("DELTACHECK_ADAPTER_NAME", "test-named-from-environment")
-    library = "tests.drivers"
-    version = "0"
-    protocols = frozenset(PROTOCOLS)
-    capabilities = frozenset(CAPABILITIES)
-    code_path = "the reference, under the manifest's name"
-
-    def assemble(self, request):
-        print(f"chatty: assembling {request.fixture_id}")
-        return assemble(request.protocol, request.chunks).result
-"""
+CHATTY_ADAPTER = (Path(__file__).parent / "drivers" / "chatty_adapter.py").read_text()
 
 
 def test_a_manifest_adapter_runs_through_the_driver_under_its_manifest_name(tmp_path, corpus, two_fixtures):

@@ -24,3 +24,7 @@ class PrintsToStdout(Adapter):
         os.write(1, b"chatty: a C extension writes to fd 1\n")
         return assemble(request.protocol, request.chunks).result
 
+
+class NamedFromEnvironment(PrintsToStdout):
+    """Reports the manifest's name, as third-party adapters with several pinned versions do."""
+    name = os.environ.get("DELTACHECK_ADAPTER_NAME", "test-named-from-environment")
