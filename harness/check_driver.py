@@ -74,9 +74,15 @@ def check_driver(adapter: SubprocessAdapter, corpus: Corpus, timeout: float) -> 
     stray = [f"{line.rstrip()[:200]!r}" for line in stopped.stray_output]
     yield Check("writes nothing but protocol lines to stdout", not broke and not stray,
                 "; ".join(broke + [f"unrequested line {s}" for s in stray]) or "")
-    yield Check("exits with status 0 on `stop`", stopped.status == 0,
-                "" if stopped.status == 0 else f"exit status {stopped.status}" if stopped.status is not None
-                else f"still running {adapter.stop_timeout:g} s after `stop` (killed)")
+    yield Check("exits with status 0 on `stop`", stopped.was_running and stopped.status == 0, _stop_detail(adapter, stopped))
+
+
+def _stop_detail(adapter: SubprocessAdapter, stopped) -> str:
+    if not stopped.was_running:
+        return "not checked: the driver had crashed or been killed before `stop` was due"
+    if stopped.status is None:
+        return f"still running {adapter.stop_timeout:g} s after `stop` (killed)"
+    return "" if stopped.status == 0 else f"exit status {stopped.status}"
 
 
 def _not_a_result(outcome: Outcome) -> str:

@@ -26,13 +26,19 @@ from deltacheck.external import ExternalAdapter, probe_all
 from deltacheck.reference import PROTOCOLS
 from deltacheck.envs import relock as relock_requirements
 from deltacheck.export import render_html, render_junit
+from deltacheck.files import FileBusy, locked_for_writing, write_text_atomically
 from deltacheck.locations import default_report, default_results_dir
 from deltacheck.report import render_report
 from deltacheck.results import ResultsWriter, read_results
-from deltacheck.runner import DEFAULT_TIMEOUT, problem_records, run_fixtures
+from deltacheck.runner import DEFAULT_MAX_TIMEOUTS, DEFAULT_TIMEOUT, problem_records, run_fixtures
 from deltacheck.sse import encode_chunk
 from deltacheck.subprocess_adapter import Hello, SubprocessAdapter
 from deltacheck.verdict import PASSING, UNSCORED
+
+max_timeouts_option = click.option(
+    "--max-timeouts", type=click.IntRange(min=0), default=DEFAULT_MAX_TIMEOUTS, show_default=True,
+    help="After this many timeouts in a row, stop asking the adapter; the rest are recorded as skipped (0: never).")
+
 
 def _print_version(ctx: click.Context, _param, value: bool) -> None:
     if not value or ctx.resilient_parsing:
@@ -46,7 +52,17 @@ def _print_version(ctx: click.Context, _param, value: bool) -> None:
     ctx.exit()
 
 
-@click.group()
+class _Commands(click.Group):
+    """The command group; an output file another run holds is one error line, whichever command met it."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except FileBusy as exc:
+            raise click.ClickException(str(exc)) from None
+
+
+@click.group(cls=_Commands)
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
               help="Print the tool, corpus and contract versions.")
 def main() -> None:
@@ -90,10 +106,12 @@ def lint(corpus_dir: Path) -> None:
 @click.option("--update-expectations", is_flag=True,
               help="Write the run's verdicts into the --expectations file (created when missing).")
 @click.option("--timeout", type=Seconds(), default=DEFAULT_TIMEOUT, show_default=True, help="Seconds per fixture.")
+@max_timeouts_option
 @startup_timeout_option
 def run(adapter_name: str | None, adapter_cmd: str | None, corpus_dir: Path, protocols: tuple[str, ...],
         fixture_ids: tuple[str, ...], results_path: Path | None, junit_path: Path | None,
-        expectations_path: Path | None, update_expectations: bool, timeout: float, startup_timeout: float) -> None:
+        expectations_path: Path | None, update_expectations: bool, timeout: float, max_timeouts: int,
+        startup_timeout: float) -> None:
     """Run fixtures through one adapter and write one JSON line per fixture.
 
     Without --expectations the exit status is 1 when any fixture fails; with it, 1 only when a
@@ -116,7 +134,7 @@ def run(adapter_name: str | None, adapter_cmd: str | None, corpus_dir: Path, pro
                 raise click.UsageError(f"{expectations_path}: expectations of adapter {expectations.adapter!r}, "
                                        f"not of {adapter.name!r}")
             counts, verdicts, results_path = _run_one(adapter, corpus, set(protocols), set(fixture_ids), results_path,
-                                                      timeout)
+                                                      timeout, max_timeouts)
     except (EnvironmentFailed, DriverFailed) as exc:
         raise click.ClickException(str(exc)) from None
     if junit_path is not None:
@@ -142,7 +160,7 @@ def _check_spoken(adapter, corpus: Corpus, protocols: tuple[str, ...], ids: tupl
 
 
 def _run_one(adapter, corpus: Corpus, protocols: set[str], ids: set[str], results_path: Path | None,
-             timeout: float) -> tuple[Counter[str], dict[str, str], Path]:
+             timeout: float, max_timeouts: int) -> tuple[Counter[str], dict[str, str], Path]:
     """Run and record; returns the verdict counts, each fixture's verdict, and the results file."""
     results_path = results_path or default_results_dir() / f"{adapter.name}.jsonl"
     results_path.parent.mkdir(parents=True, exist_ok=True)
@@ -151,7 +169,7 @@ def _run_one(adapter, corpus: Corpus, protocols: set[str], ids: set[str], result
     fixtures = corpus.select(spoken, ids)
     by_protocol: dict[str, Counter[str]] = {}
     verdicts: dict[str, str] = {}
-    with results_path.open("w", encoding="utf-8") as handle:
+    with locked_for_writing(results_path) as handle:
         writer = ResultsWriter(handle)
         writer.header(tool="deltacheck", tool_version=deltacheck.__version__, corpus_version=corpus.version,
                       contract_version=deltacheck.CONTRACT_VERSION, adapter=adapter.describe(), timeout=timeout)
@@ -159,6 +177,8 @@ def _run_one(adapter, corpus: Corpus, protocols: set[str], ids: set[str], result
             writer.record(record)
             if record.get("fixture"):
                 verdicts[record["fixture"]] = record["verdict"]
+            if record.get("protocol"):
+                by_protocol.setdefault(record["protocol"], Counter())["skip"] += 1
             say("skip", "yellow", f"{record['path']}: {record['message']}")
         interrupted = False
         progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -167,7 +187,7 @@ def _run_one(adapter, corpus: Corpus, protocols: set[str], ids: set[str], result
         try:
             with progress:
                 task = progress.add_task(adapter.name, total=len(fixtures), current="")
-                for record in run_fixtures(adapter, corpus, fixtures, timeout):
+                for record in run_fixtures(adapter, corpus, fixtures, timeout, max_timeouts):
                     writer.record(record.to_json())
                     verdicts[record.verdict.fixture] = record.verdict.verdict
                     by_protocol.setdefault(record.verdict.protocol, Counter())[record.verdict.verdict] += 1
@@ -211,8 +231,9 @@ def _print_summary(name: str, by_protocol: dict[str, Counter[str]], results_path
 @click.option("--timeout", type=Seconds(), default=DEFAULT_TIMEOUT, show_default=True, help="Seconds per fixture.")
 @click.option("--examples", type=click.IntRange(min=0), default=10, show_default=True,
               help="Fuzz examples per fixture and mode for each adapter (0: no fuzzing).")
+@max_timeouts_option
 def score(corpus_dir: Path, adapter_names: tuple[str, ...], results_dir: Path, output: Path, timeout: float,
-          examples: int) -> None:
+          examples: int, max_timeouts: int) -> None:
     """Run every adapter over the corpus (building manifest adapters' environments first), then write REPORT.md.
 
     An adapter whose environment or driver cannot start is reported and left out; the others still
@@ -235,19 +256,19 @@ def score(corpus_dir: Path, adapter_names: tuple[str, ...], results_dir: Path, o
         try:
             adapter = factory()
             with started(adapter):
-                _run_one(adapter, corpus, set(), set(), results_dir / f"{name}.jsonl", timeout)
+                _run_one(adapter, corpus, set(), set(), results_dir / f"{name}.jsonl", timeout, max_timeouts)
                 if examples:
                     findings = run_fuzz(adapter, corpus, corpus.fixtures, examples, timeout, robustness=True)
                     write_fuzz_results(results_dir / f"fuzz-{name}.jsonl", adapter, corpus, findings, examples)
                     summarize_fuzz(name, findings)
-        except (EnvironmentFailed, DriverFailed) as exc:
+        except (EnvironmentFailed, DriverFailed, FileBusy) as exc:
             say("not run", "red", f"{name}: {exc}")
             not_run.append(name)
             continue
         ran.append(name)
     write_mutation_results(results_dir / "mutants.jsonl", corpus, timeout=5.0)
     fuzz_files = [results_dir / f"fuzz-{n}.jsonl" for n in ran] if examples else []
-    _write_report(sorted(results_dir / f"{n}.jsonl" for n in ran), corpus, output,
+    _write_report(sorted(results_dir / f"{n}.jsonl" for n in ran), corpus, output, results_dir / "junit.xml",
                   mutation_file=results_dir / "mutants.jsonl", fuzz_files=fuzz_files)
     if not_run:
         say(f"{len(not_run)} adapter(s) not run:", "red", ", ".join(not_run))
@@ -270,40 +291,46 @@ def _warn_manifest_problems() -> list[ManifestProblem]:
 @corpus_option
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None, callback=writable_file,
               show_default="REPORT.md in the checkout or the current directory")
-def report(results_files: tuple[Path, ...], corpus_dir: Path, output: Path) -> None:
-    """Write REPORT.md from results files (default: every results/*.jsonl)."""
-    results_dir = default_results_dir()
+@click.option("--junit", "junit_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              callback=writable_file, help="Also write JUnit XML (default: results/junit.xml when reading results/).")
+def report(results_files: tuple[Path, ...], corpus_dir: Path, output: Path, junit_path: Path | None) -> None:
+    """Write REPORT.md and REPORT.html from results files (default: every results/*.jsonl).
+
+    Fuzz and mutant results are read from beside the results files.
+    """
+    results_dir = results_files[0].parent if results_files else default_results_dir()
     output = output or default_report()
     files = list(results_files) or sorted(p for p in results_dir.glob("*.jsonl") if _is_adapter_results(p))
     if not files:
         raise click.UsageError(f"no results files given and none in {results_dir}; run `deltacheck run` first")
+    if junit_path is None and not results_files:  # never beside files the user named: only where asked
+        junit_path = results_dir / "junit.xml"
     mutation = results_dir / "mutants.jsonl"
     fuzz_files = sorted(results_dir / f"fuzz-{path.stem}.jsonl" for path in files)
-    _write_report(files, load_corpus(corpus_dir, check_reference=False), output, mutation_file=mutation,
+    _write_report(files, load_corpus(corpus_dir, check_reference=False), output, junit_path, mutation_file=mutation,
                   fuzz_files=[f for f in fuzz_files if f.exists()])
 
 
 def write_junit(path: Path, results: list, corpus_version: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_junit(results, corpus_version), encoding="utf-8")
+    write_text_atomically(path, render_junit(results, corpus_version))
 
 
 def _is_adapter_results(path: Path) -> bool:
     return not path.name.startswith("fuzz-") and path.name != "mutants.jsonl"
 
 
-def _write_report(files: list[Path], corpus: Corpus, output: Path, mutation_file: Path | None = None,
-                  fuzz_files: list[Path] = ()) -> None:
+def _write_report(files: list[Path], corpus: Corpus, output: Path, junit_path: Path | None,
+                  mutation_file: Path | None = None, fuzz_files: list[Path] = ()) -> None:
     try:
         results = [read_results(path) for path in files]
         mutation = read_jsonl(mutation_file) if mutation_file is not None and mutation_file.exists() else None
         fuzz = [read_jsonl(path) for path in fuzz_files]
     except InvalidResults as exc:
         raise click.ClickException(str(exc)) from None
-    output.write_text(render_report(results, corpus.version, deltacheck.CONTRACT_VERSION, mutation, fuzz), encoding="utf-8")
-    output.with_suffix(".html").write_text(render_html(results, corpus.version), encoding="utf-8")
-    if files:  # JUnit XML beside the results it renders, for CI systems that read it
-        write_junit(files[0].parent / "junit.xml", results, corpus.version)
+    write_text_atomically(output, render_report(results, corpus.version, deltacheck.CONTRACT_VERSION, mutation, fuzz))
+    write_text_atomically(output.with_suffix(".html"), render_html(results, corpus.version))
+    if junit_path is not None:  # for CI systems that read it
+        write_junit(junit_path, results, corpus.version)
     err.print(f"wrote {output} from {len(results)} results file(s)")
 
 
@@ -445,6 +472,8 @@ def check_driver_command(adapter_cmd: str, corpus_dir: Path, timeout: float, sta
     """Check that a program speaks the driver protocol: handshake, one result per protocol, clean stdout, clean stop."""
     corpus = load_corpus(corpus_dir, check_reference=False)
     passed = True
+    # A driver that never says hello would otherwise hold the terminal silently until the timeout.
+    click.echo(f"starting {adapter_cmd}: waiting up to {startup_timeout:g} s for its hello (--startup-timeout)", err=True)
     with SubprocessAdapter(split_command(adapter_cmd), startup_timeout=startup_timeout) as adapter:
         for check in check_driver(adapter, corpus, timeout):
             passed &= check.passed

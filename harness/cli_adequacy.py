@@ -13,14 +13,14 @@ from deltacheck.cli_common import (Seconds, adapter_cmd_option, adapter_option, 
                                    started, startup_timeout_option, writable_file)
 from deltacheck.corpus import Corpus, load_corpus
 from deltacheck.errors import DriverFailed
+from deltacheck.files import locked_for_writing
 from deltacheck.reference import PROTOCOLS
 
 DEFAULT_EXAMPLES = 25
 
 
 def write_fuzz_results(path: Path, adapter, corpus: Corpus, findings: list, examples: int) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8") as handle:
+    with locked_for_writing(path) as handle:
         header = {"kind": "header", "tool_version": deltacheck.__version__, "corpus_version": corpus.version,
                   "adapter": adapter.describe(), "examples": examples}
         handle.write(json.dumps(header, ensure_ascii=False) + "\n")
@@ -31,9 +31,8 @@ def write_fuzz_results(path: Path, adapter, corpus: Corpus, findings: list, exam
 def write_mutation_results(path: Path, corpus: Corpus, timeout: float) -> Counter[str]:
     from deltacheck.mutants import MUTANTS, run_mutants
 
-    path.parent.mkdir(parents=True, exist_ok=True)
     killed: Counter[str] = Counter()
-    with path.open("w", encoding="utf-8") as handle:
+    with locked_for_writing(path) as handle:
         header = {"kind": "header", "tool_version": deltacheck.__version__, "corpus_version": corpus.version,
                   "mutants": [m.describe() for m in MUTANTS]}
         handle.write(json.dumps(header, ensure_ascii=False) + "\n")

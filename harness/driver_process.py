@@ -20,6 +20,21 @@ from deltacheck.errors import DriverFailed
 
 EOF = None  # what `next_line` returns once the driver closed its stdout
 STDERR_LIMIT = 64 * 1024
+# One protocol line (a hello or a reply) may be this long; a longer one is a broken driver, never
+# read whole. At most PENDING_LINES read lines wait in memory: a driver flooding stdout blocks on
+# its own pipe instead of filling the harness's memory.
+MAX_LINE_BYTES = 16 * 1024 * 1024
+PENDING_LINES = 4
+
+
+class LineTooLong:
+    """What `next_line` returns for a line over MAX_LINE_BYTES; the driver stops being read after it."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+
+    def describe(self) -> str:
+        return f"a line of more than {self.limit} bytes (MAX_LINE_BYTES) without a newline"
 
 
 class StderrTail:
@@ -45,10 +60,13 @@ class StderrTail:
             return self._tail.decode("utf-8", errors="replace")[-chars:]
 
 
-def _read_lines(pipe: IO[bytes], lines: queue.SimpleQueue) -> None:
+def _read_lines(pipe: IO[bytes], lines: queue.Queue, limit: int) -> None:
     # Takes the pipe and the queue, not the DriverProcess, so an abandoned process object can be collected.
     with pipe:
-        for line in iter(pipe.readline, b""):
+        for line in iter(lambda: pipe.readline(limit + 1), b""):
+            if len(line) > limit:
+                lines.put(LineTooLong(limit))  # and read no further: whoever gets this discards the driver
+                return
             lines.put(line)
     lines.put(EOF)
 
@@ -65,8 +83,8 @@ class DriverProcess:
             raise DriverFailed(self.command, f"cannot start it: {exc}") from None
         self._stdin_fd = self._popen.stdin.fileno()
         os.set_blocking(self._stdin_fd, False)  # writes wait in select() against the deadline instead
-        self._lines: queue.SimpleQueue = queue.SimpleQueue()
-        self._stdout_reader = threading.Thread(target=_read_lines, args=(self._popen.stdout, self._lines),
+        self._lines: queue.Queue = queue.Queue(maxsize=PENDING_LINES)
+        self._stdout_reader = threading.Thread(target=_read_lines, args=(self._popen.stdout, self._lines, MAX_LINE_BYTES),
                                                name="driver-stdout", daemon=True)
         self._stdout_reader.start()
         self.stderr = StderrTail(self._popen.stderr)
@@ -90,15 +108,15 @@ class DriverProcess:
                 except BlockingIOError:
                     continue
 
-    def next_line(self, deadline: float) -> bytes | None:
-        """The next stdout line, or EOF; TimeoutError past the deadline."""
+    def next_line(self, deadline: float) -> bytes | LineTooLong | None:
+        """The next stdout line, EOF, or LineTooLong (after which nothing more is read); TimeoutError past the deadline."""
         if self._stdout_closed:
             return EOF
         try:
             line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
         except queue.Empty:
             raise TimeoutError from None
-        if line is EOF:
+        if line is EOF or isinstance(line, LineTooLong):
             self._stdout_closed = True
         return line
 
@@ -113,7 +131,7 @@ class DriverProcess:
                 return out
             if line is EOF:
                 return out
-            out.append(line)
+            out.append(f"<{line.describe()}>".encode() if isinstance(line, LineTooLong) else line)
 
     def exit_status(self, wait: float) -> int | None:
         """The exit status, waiting up to `wait` seconds; None while it still runs."""
@@ -136,7 +154,12 @@ class DriverProcess:
             pass  # already exited
         self._popen.wait()
         self.close_stdin()
-        self._stdout_reader.join(1.0)
+        deadline = time.monotonic() + 1.0
+        while self._stdout_reader.is_alive() and time.monotonic() < deadline:
+            try:  # a reader waiting for room in the full queue must get it, or it never sees EOF
+                self._lines.get(timeout=0.05)
+            except queue.Empty:
+                pass
 
 
 def describe_status(status: int | None) -> str:

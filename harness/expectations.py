@@ -17,13 +17,13 @@ regression (expected pass), an unexpected pass (so the file is kept current), or
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping
+
+from deltacheck.files import write_text_atomically
 
 VERDICTS = ("pass", "fail", "error", "crash", "timeout", "n/a", "skip")
 FIXTURE_ID = re.compile(r"^DC-[0-9A-Z]{4,}$")
@@ -179,21 +179,9 @@ def write_expectations(path: Path, adapter: str, corpus_version: str, verdicts: 
         parts = [f"verdict = {_string(entry.verdict)}"]
         parts += [f"{key} = {_string(value)}" for key, value in (("reason", entry.reason), ("bug", entry.bug)) if value]
         lines.append(f"{fixture_id} = {{ {', '.join(parts)} }}")
-    _write_atomically(Path(path), "\n".join(lines) + "\n")
+    write_text_atomically(Path(path), "\n".join(lines) + "\n")
 
 
 def _string(value: str) -> str:
     """A TOML basic string: JSON's escapes are TOML's."""
     return json.dumps(value, ensure_ascii=False)
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise

@@ -21,6 +21,7 @@ from deltacheck.reference import PROTOCOLS
 from deltacheck.verdict import Crashed, Outcome, Raised, Returned, TimedOut, Verdict, judge
 
 DEFAULT_TIMEOUT = 10.0
+DEFAULT_MAX_TIMEOUTS = 5
 
 
 class _Deadline(BaseException):
@@ -92,15 +93,25 @@ class RunRecord:
 
 
 def run_fixtures(adapter: Adapter, corpus: Corpus, fixtures: Iterable[Fixture],
-                 timeout: float = DEFAULT_TIMEOUT) -> Iterator[RunRecord]:
-    """Yield one record per fixture, in order; skips and n/a are records too, never silent."""
+                 timeout: float = DEFAULT_TIMEOUT, max_timeouts: int = 0) -> Iterator[RunRecord]:
+    """Yield one record per fixture, in order; skips and n/a are records too, never silent.
+
+    After `max_timeouts` timeouts in a row (0: never) the adapter is taken for dead: the remaining
+    fixtures are recorded as skipped with the reason, so a hung driver costs seconds, not fixtures x timeout.
+    """
     validator = result_validator(corpus.root)
     fast_check = fast_result_check(corpus.root)
     capabilities = frozenset(adapter.capabilities)
     # An out-of-process adapter (SubprocessAdapter) runs a request itself; an in-process one is called here.
     run_request = getattr(adapter, "run_request", None) or partial(call_adapter, adapter)
+    timeouts_in_a_row = 0
     for fixture in fixtures:
         base = dict(adapter=adapter.name, title=fixture.title, path=fixture.path)
+        if max_timeouts and timeouts_in_a_row >= max_timeouts:
+            verdict = Verdict(fixture.id, fixture.protocol, "skip", f"not run: {adapter.name} timed out on "
+                              f"{timeouts_in_a_row} fixtures in a row, and the run stopped asking it (--max-timeouts)")
+            yield RunRecord(verdict=verdict, duration_ms=0.0, **base)
+            continue
         if fixture.protocol not in adapter.protocols:
             verdict = Verdict(fixture.id, fixture.protocol, "skip", f"{adapter.name} does not speak {fixture.protocol}")
             yield RunRecord(verdict=verdict, duration_ms=0.0, **base)
@@ -111,6 +122,7 @@ def run_fixtures(adapter: Adapter, corpus: Corpus, fixtures: Iterable[Fixture],
         elapsed = (time.perf_counter() - started) * 1000
         reference = corpus.reference_outcome(fixture) if "events" in capabilities else None
         verdict = judge(fixture, outcome, capabilities, validator, reference, fast_check, lacking)
+        timeouts_in_a_row = timeouts_in_a_row + 1 if verdict.verdict == "timeout" else 0
         yield RunRecord(verdict=verdict, duration_ms=elapsed, **base)
 
 
@@ -131,4 +143,4 @@ def problem_records(adapter_name: str, corpus: Corpus, protocols: set[str], ids:
                "message": "BUG IN FIXTURE: " + "; ".join(f"{p.field}: {p.message}" for p in problems)}
 
 
-__all__ = ["DEFAULT_TIMEOUT", "Crashed", "RunRecord", "call_adapter", "problem_records", "run_fixtures"]
+__all__ = ["DEFAULT_MAX_TIMEOUTS", "DEFAULT_TIMEOUT", "Crashed", "RunRecord", "call_adapter", "problem_records", "run_fixtures"]

@@ -15,7 +15,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from deltacheck.driver_process import EOF, DriverProcess, describe_status
+from deltacheck.driver_process import EOF, DriverProcess, LineTooLong, describe_status
 from deltacheck.errors import DriverFailed
 from deltacheck.model import AssemblyRequest
 from deltacheck.protocol import PROTOCOL_VERSION, encode_line, run_request, start_request, stop_request
@@ -64,10 +64,11 @@ class Stopped:
 
     status: int | None
     stray_output: tuple[str, ...] = ()
+    was_running: bool = True  # False: no driver ran when `stop` was due (it had crashed or was killed)
 
     @property
     def clean(self) -> bool:
-        return self.status == 0 and not self.stray_output
+        return self.was_running and self.status == 0 and not self.stray_output
 
 
 _live: "weakref.WeakSet[SubprocessAdapter]" = weakref.WeakSet()
@@ -140,6 +141,9 @@ class SubprocessAdapter:
             process.kill()
             raise DriverFailed(self.command, f"it {describe_status(status)} before answering `start`"
                                              f"{_stderr_note(process, wait=1.0)}")
+        if isinstance(line, LineTooLong):
+            process.kill()
+            raise DriverFailed(self.command, f"it answered `start` with {line.describe()}")
         try:
             hello = self._check_hello(line)
         except DriverFailed:
@@ -172,7 +176,7 @@ class SubprocessAdapter:
         """Send `stop` and wait for a clean exit; kill the driver if it does not come."""
         process, self._process = self._process, None
         if process is None:
-            return Stopped(0)
+            return Stopped(None, was_running=False)
         stray = process.pending_lines()
         try:
             process.send(encode_line(stop_request()), time.monotonic() + self.stop_timeout)
@@ -231,6 +235,9 @@ class SubprocessAdapter:
             self._discard()
             return Crashed(f"the driver {describe_status(status)} while running {request.fixture_id}"
                            f"{_stderr_note(process, wait=1.0)}")
+        if isinstance(line, LineTooLong):
+            self._discard()
+            return BrokeProtocol(f"it answered run #{seq} ({request.fixture_id}) with {line.describe()}")
         outcome = _outcome_of(line, seq)
         if isinstance(outcome, BrokeProtocol):
             self._discard()
