@@ -57,8 +57,14 @@ def run_one(adapter: Adapter, message: dict[str, Any]) -> dict[str, Any]:
         raise
     except BaseException as exc:  # SystemExit from a library is its failure, not the driver's exit
         return {"seq": seq, "errored": {"message": f"{type(exc).__name__}: {exc}",
-                                        "traceback": traceback.format_exc(limit=-8)}}
+                                        "traceback": library_traceback(exc)}}
     return {"seq": seq, "result": value}
+
+
+def library_traceback(exc: BaseException) -> str:
+    """The last frames of the exception, without the driver's own frame: the report shows the library's
+    code, and does not change when this file does."""
+    return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__.tb_next, limit=-8))
 
 
 def seed_randomness(fixture_id: str) -> None:
