@@ -186,7 +186,16 @@ def _check_file(path: Path, rel: str, fixture_v, chunk_v, tags, retired, seen, c
         return None, [problem("/", f"not UTF-8: {exc}")]
     except json.JSONDecodeError as exc:
         return None, [problem("/", f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")]
+    except ValueError as exc:  # valid JSON Python will not read: an integer over sys.get_int_max_str_digits() digits
+        return None, [problem("/", f"not readable as JSON: {exc}")]
     fid = data.get("id") if isinstance(data, dict) and isinstance(data.get("id"), str) else None
+    # A lone surrogate (a JSON escape such as \ud800 with no partner) is no Unicode text: lint's output,
+    # the results file and the SSE served to an adapter are all UTF-8, so it is a problem of this file,
+    # named before any other check can copy it (or a key holding it, as a field) into a message.
+    found = [problem(pointer, message, None if fid is None or _SURROGATE.search(fid) else fid)
+             for pointer, message in _lone_surrogates(data)]
+    if found:
+        return None, found
     found = [problem(pointer, message, fid) for pointer, message in schema_problems(fixture_v, data)]
     if found:
         return None, found
@@ -214,6 +223,36 @@ def _check_file(path: Path, rel: str, fixture_v, chunk_v, tags, retired, seen, c
     if check_reference and not found:
         found.extend(problem(p, m, fid) for p, m in reference_problems(fixture, outcomes))
     return fixture, found
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _lone_surrogates(data: Any) -> list[tuple[str, str]]:
+    """(pointer, message) for every string and key holding a lone surrogate, in document order."""
+    out = []
+    stack = [("", data)]  # not recursive: a deeply nested file is left to the checks that report it
+    while stack:
+        pointer, value = stack.pop()
+        if isinstance(value, str):
+            if lone := _SURROGATE.search(value):
+                out.append((pointer or "/", f"lone surrogate {_escaped(lone.group())} in a string "
+                            "(no Unicode character; the harness writes fixtures' text as UTF-8)"))
+        elif isinstance(value, dict):
+            children = []
+            for key, item in value.items():
+                here = f"{pointer}/{_escaped(key)}"
+                if _SURROGATE.search(key):
+                    out.append((here, "lone surrogate in this key (no Unicode character)"))
+                children.append((here, item))
+            stack.extend(reversed(children))
+        elif isinstance(value, list):
+            stack.extend(reversed([(f"{pointer}/{i}", item) for i, item in enumerate(value)]))
+    return out
+
+
+def _escaped(text: str) -> str:
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _sequence_problems(chunks: list[Any]) -> list[tuple[str, str]]:
