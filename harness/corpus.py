@@ -179,7 +179,8 @@ def _check_file(path: Path, rel: str, fixture_v, chunk_v, tags, retired, seen, c
         return FixtureProblem(rel, fid, field_name, message)
 
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        data = json.loads(text)
     except OSError as exc:  # unreadable, or a dangling link
         return None, [problem("/", f"unreadable: {exc.strerror or exc}")]
     except UnicodeDecodeError as exc:
@@ -192,8 +193,9 @@ def _check_file(path: Path, rel: str, fixture_v, chunk_v, tags, retired, seen, c
     # A lone surrogate (a JSON escape such as \ud800 with no partner) is no Unicode text: lint's output,
     # the results file and the SSE served to an adapter are all UTF-8, so it is a problem of this file,
     # named before any other check can copy it (or a key holding it, as a field) into a message.
+    surrogates = _lone_surrogates(data) if _SURROGATE_ESCAPE.search(text) else []  # the walk only where one can be
     found = [problem(pointer, message, None if fid is None or _SURROGATE.search(fid) else fid)
-             for pointer, message in _lone_surrogates(data)]
+             for pointer, message in surrogates]
     if found:
         return None, found
     found = [problem(pointer, message, fid) for pointer, message in schema_problems(fixture_v, data)]
@@ -226,6 +228,7 @@ def _check_file(path: Path, rel: str, fixture_v, chunk_v, tags, retired, seen, c
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # how one gets into a UTF-8 file: as a JSON escape
 
 
 def _lone_surrogates(data: Any) -> list[tuple[str, str]]:
