@@ -249,3 +249,41 @@ def test_a_symlink_inside_the_corpus_still_loads_and_a_dangling_one_is_unreadabl
     assert sorted(f.id for f in corpus.fixtures) == ["DC-T00K", "DC-T3ST"]
     (problem,) = corpus.problems
     assert problem.path.endswith("gone.json") and problem.message.startswith("unreadable")
+
+
+# -- text from libraries and fixtures is plain text, never terminal markup -----------------------
+
+MARKUP = "bad [/choices] and [red]x[/red] and [bold"
+
+
+def test_a_library_message_that_looks_like_markup_is_printed_verbatim_and_the_run_completes(tmp_path):
+    adapter = tmp_path / "loud.py"
+    adapter.write_text(
+        "from deltacheck import Adapter\n"
+        "class Loud(Adapter):\n"
+        "    name, library, version, code_path = 'loud', 'loud', '0', 'raises'\n"
+        "    protocols = frozenset({'openai-chat'})\n"
+        "    capabilities = frozenset()\n"
+        "    def assemble(self, request):\n"
+        f"        raise ValueError({MARKUP!r})\n")
+    results = tmp_path / "out.jsonl"
+    outcome = CliRunner().invoke(main, ["run", "--adapter", f"{adapter}:Loud", "--protocol", "openai-chat",
+                                        "--results", str(results)])
+    assert outcome.exit_code == 1 and isinstance(outcome.exception, SystemExit), outcome.output
+    assert "raised: ValueError: bad [/choices] and [red]x[/red] and [bold" in " ".join(outcome.output.split())
+    lines = [json.loads(line) for line in results.read_text().splitlines()]
+    records = [line for line in lines if line["kind"] == "result"]
+    assert lines[-1]["kind"] == "footer" and len(records) == len(load_corpus().select(["openai-chat"]))
+    assert all(MARKUP in r["message"] for r in records if r["verdict"] == "error")
+    report = CliRunner().invoke(main, ["report", str(results), "--output", str(tmp_path / "R.md")])
+    assert report.exit_code == 0 and MARKUP in (tmp_path / "R.md").read_text()
+
+
+def test_a_fixture_tag_that_looks_like_markup_is_named_verbatim(tmp_path):
+    root = make_corpus(tmp_path, {"openai-chat/text.json": {**TEXT_FIXTURE, "tags": ["text", "[/oops]"]}})
+    lint = CliRunner().invoke(main, ["lint", "--corpus", str(root)])
+    assert lint.exit_code == 1 and "[/oops]" in lint.output and "Traceback" not in lint.output
+    run = CliRunner().invoke(main, ["run", "--adapter", "reference", "--corpus", str(root),
+                                    "--results", str(tmp_path / "out.jsonl")])
+    assert run.exception is None or isinstance(run.exception, SystemExit)
+    assert "[/oops]" in run.output and (tmp_path / "out.jsonl").read_text().count('"kind": "footer"') == 1
