@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 from deltacheck.adapter import CAPABILITIES
 from deltacheck.model import AssemblyRequest
 from deltacheck.reference.anthropic import AnthropicAssembler
-from deltacheck.reference.chat import ChatAssembler, _nonempty
+from deltacheck.reference.chat import ChatAssembler, _complete, _nonempty
 from deltacheck.reference.responses import ResponsesAssembler
 
 
@@ -235,6 +235,36 @@ class _CompletesOnIndexChange(ChatAssembler):
         super()._feed_tool_call(n, choice, entry)
 
 
+class _EmptyFinishReasonFinishes(ChatAssembler):
+    """"First non-null finish_reason wins", so an empty string finishes the choice and completes its calls."""
+
+    def _feed_choice(self, n, raw):
+        fresh = isinstance(raw, dict) and raw.get("finish_reason") == "" and isinstance(raw.get("index"), int)
+        choice = self.choices.get(raw.get("index")) if fresh else None
+        super()._feed_choice(n, raw)
+        choice = choice or (self.choices.get(raw["index"]) if fresh else None)
+        if choice is not None and choice.finish_reason is None:
+            choice.finish_reason = ""
+            self._complete_calls(choice, after_chunk=n)
+
+
+class _MetadataEntryOpensCall(ChatAssembler):
+    """Every tool_calls entry is a fragment of a call, even one that carries only provider metadata."""
+
+    def _feed_tool_call(self, n, choice, entry):
+        function = entry.get("function") if isinstance(entry, dict) else None
+        carries = isinstance(entry, dict) and (_nonempty(entry.get("id")) or (isinstance(function, dict) and (
+            _nonempty(function.get("name")) or function.get("arguments") not in (None, ""))))
+        if isinstance(entry, dict) and not carries:
+            slot = entry.get("index")
+            key = -1 if slot is None else slot
+            current = choice.current.get(key)
+            if current is None or (slot is None and _complete(current)):  # the old rule: open a call
+                self._open_call(choice, slot, key, n)
+            return
+        super()._feed_tool_call(n, choice, entry)
+
+
 # -- OpenAI Responses ----------------------------------------------------------------------------
 
 
@@ -336,6 +366,10 @@ MUTANTS: list[type[Mutant]] = [
             {"anthropic-messages": _EmptyInputAsEmptyString}),
     _mutant("complete-before-last-fragment", "a call reported complete before its last fragment",
             {"openai-chat": _CompletesOnIndexChange}),
+    _mutant("empty-finish-reason-finishes", "an empty-string finish_reason taken as the finish reason, completing calls early",
+            {"openai-chat": _EmptyFinishReasonFinishes}),
+    _mutant("metadata-entry-opens-call", "a tool_calls entry with only provider metadata opens a phantom call",
+            {"openai-chat": _MetadataEntryOpensCall}),
     _mutant("braintrust-java-springai", "tool_calls entries appended, refusal and reasoning deltas dropped",
             {"openai-chat": _BraintrustSpringAI},
             models="Braintrust Java SDK, BraintrustSpringAI.reassembleOpenAISSE (seed 000)"),

@@ -94,7 +94,9 @@ class ChatAssembler:
                 self._feed_tool_call(n, choice, entry)
         if delta.get("function_call") is not None:
             self._feed_legacy_function_call(n, choice, delta["function_call"])
-        if raw.get("finish_reason") is not None and choice.finish_reason is None:
+        # The empty string is no finish reason (some servers send it on every chunk instead of null):
+        # it neither sets the finish reason nor completes the calls (rule 7).
+        if raw.get("finish_reason") not in (None, "") and choice.finish_reason is None:
             choice.finish_reason = raw["finish_reason"]
             self._complete_calls(choice, after_chunk=n)
 
@@ -110,6 +112,9 @@ class ChatAssembler:
         if slot is not None and (not isinstance(slot, int) or isinstance(slot, bool) or slot < 0):
             raise AssemblyError(n, f"tool_calls[].index is {slot!r}, not a non-negative integer")
         key = -1 if slot is None else slot  # index-less entries share one "current call" of their own
+        arguments = function.get("arguments")
+        if new_id is None and new_name is None and arguments in (None, ""):
+            return  # only metadata (Gemini's extra_content): nothing here identifies or fills a call
         call = choice.current.get(key)
         if call is None:
             call = self._open_call(choice, slot, key, n)
@@ -119,7 +124,7 @@ class ChatAssembler:
             call.id = new_id
         if new_name is not None:
             call.name = _merge_name(n, call, new_name)
-        _append_arguments(n, call, function.get("arguments"))
+        _append_arguments(n, call, arguments)
 
     def _feed_legacy_function_call(self, n: int, choice: _Choice, fragment: Any) -> None:
         if not isinstance(fragment, dict):
