@@ -77,6 +77,14 @@ def arguments_equal(expected: Any, observed: Any) -> bool:
     return json_equal(want, got)
 
 
+def normalised(result: dict[str, Any]) -> dict[str, Any]:
+    """An observed result with the CONTRACT 4 equivalences applied: one place, for every adapter."""
+    error = result.get("error")
+    if isinstance(error, dict) and isinstance(error.get("type"), int) and not isinstance(error.get("type"), bool):
+        result = {**result, "error": {**error, "type": str(error["type"])}}
+    return result
+
+
 def compare(expected: dict[str, Any], observed: dict[str, Any]) -> list[Divergence]:
     """Every divergence of `observed` from `expected`, in document order (events excluded)."""
     if json_equal(expected, observed):  # the common case, without alignment

@@ -265,6 +265,30 @@ class _MetadataEntryOpensCall(ChatAssembler):
         super()._feed_tool_call(n, choice, entry)
 
 
+class _NameSnapshotAppended(ChatAssembler):
+    """Name fragments always appended: a name re-sent whole after a partial one is doubled."""
+
+    def _feed_tool_call(self, n, choice, entry):
+        function = entry.get("function") if isinstance(entry, dict) else None
+        slot = entry.get("index") if isinstance(entry, dict) else None
+        call = choice.current.get(-1 if slot is None else slot)
+        name = _nonempty(function.get("name")) if isinstance(function, dict) else None
+        before = call.name if call is not None else None
+        super()._feed_tool_call(n, choice, entry)
+        if call is not None and before and name and name != before and name.startswith(before) and call.name == name:
+            call.name = before + name
+
+
+class _NumericErrorCodeDropped(ChatAssembler):
+    """Only a textual error type or code is read: a numeric code (OpenRouter's 502) is lost."""
+
+    def feed(self, n, chunk):
+        super().feed(n, chunk)
+        error = chunk.get("error") if isinstance(chunk, dict) else None
+        if isinstance(error, dict) and isinstance(error.get("code"), int) and not error.get("type") and self.error:
+            self.error["type"] = None
+
+
 # -- OpenAI Responses ----------------------------------------------------------------------------
 
 
@@ -370,6 +394,10 @@ MUTANTS: list[type[Mutant]] = [
             {"openai-chat": _EmptyFinishReasonFinishes}),
     _mutant("metadata-entry-opens-call", "a tool_calls entry with only provider metadata opens a phantom call",
             {"openai-chat": _MetadataEntryOpensCall}),
+    _mutant("name-snapshot-appended", "a tool name re-sent whole after a partial fragment is appended to it",
+            {"openai-chat": _NameSnapshotAppended}),
+    _mutant("numeric-error-code-dropped", "an error's numeric code (no textual type) lost from the error",
+            {"openai-chat": _NumericErrorCodeDropped}),
     _mutant("braintrust-java-springai", "tool_calls entries appended, refusal and reasoning deltas dropped",
             {"openai-chat": _BraintrustSpringAI},
             models="Braintrust Java SDK, BraintrustSpringAI.reassembleOpenAISSE (seed 000)"),

@@ -6,7 +6,8 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from deltacheck.compare import Divergence, arguments_bytes_equal, arguments_equal, compare, full_diff, json_equal
+from deltacheck.compare import (Divergence, arguments_bytes_equal, arguments_equal, compare, full_diff, json_equal,
+                                normalised)
 from deltacheck.corpus import forbidden_matches, schema_problems
 from deltacheck.model import Fixture
 from deltacheck.reference import ReferenceOutcome
@@ -212,7 +213,7 @@ def _judge(fixture: Fixture, outcome: Outcome, capabilities: frozenset[str], res
             f"{pointer}: {message}" for pointer, message in problems[:5])
         return verdict
 
-    seen, verdict.na = strip_unsupported(observed, capabilities)
+    seen, verdict.na = strip_unsupported(normalised(observed), capabilities)
     candidates = [("expected", fixture.expected)] + [
         (f"acceptable/{i}: {a['description']}", a["result"]) for i, a in enumerate(fixture.acceptable)]
     best: tuple[str, dict[str, Any], list[Divergence]] | None = None

@@ -85,3 +85,11 @@ def test_the_full_diff_shows_both_sides():
 def test_pointers_resolve_with_escapes():
     assert resolve_pointer({"a/b": [0, {"c~d": 5}]}, "/a~1b/1/c~0d") == 5
     assert resolve_pointer({"a": []}, "/a/0") is MISSING
+
+
+def test_a_numeric_error_type_is_normalised_to_its_text_once_for_every_adapter():
+    from deltacheck.compare import normalised
+
+    assert normalised({"error": {"type": 502, "message": "m"}})["error"] == {"type": "502", "message": "m"}
+    assert normalised({"error": {"type": True, "message": "m"}})["error"]["type"] is True  # not a number
+    assert normalised({"error": None}) == {"error": None}

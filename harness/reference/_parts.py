@@ -23,6 +23,20 @@ def tool_call_part(kind: str, id: str | None, item_id: str | None, name: str | N
     return {"type": "tool_call", "kind": kind, "id": id, "item_id": item_id, "name": name, "arguments": arguments}
 
 
+def error_type(source: dict[str, Any], type_key: str | None = "type") -> str | None:
+    """The canonical error `type`: the provider's type, else its code, always as text (CONTRACT 3.1).
+
+    Providers send codes as text (`server_error`) or as numbers (OpenRouter's `502`); the canonical
+    form is one string either way, so the number 502 and the text "502" are one type.
+    """
+    for value in (source.get(type_key) if type_key else None, source.get("code")):
+        if isinstance(value, str) and value:
+            return value
+        if isinstance(value, int) and not isinstance(value, bool):
+            return str(value)
+    return None
+
+
 def json_text(value: Any) -> str:
     """JSON text for a value the wire sent as an object rather than as text."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from deltacheck.errors import AssemblyError
-from deltacheck.reference._parts import ReferenceOutcome, json_text, reasoning_part, text_part, tool_call_part
+from deltacheck.reference._parts import ReferenceOutcome, error_type, json_text, reasoning_part, text_part, tool_call_part
 
 TOOL_KINDS = {"tool_use": "function", "server_tool_use": "server", "mcp_tool_use": "function"}
 DELTA_TARGETS = {
@@ -65,7 +65,7 @@ class AnthropicAssembler:
             error = event.get("error")
             if not isinstance(error, dict) or not isinstance(error.get("message"), str):
                 raise AssemblyError(n, "error event carries no `error` object with a string `message`")
-            self.error = {"type": error.get("type"), "message": error["message"]}
+            self.error = {"type": error_type(error), "message": error["message"]}
         elif not isinstance(kind, str):
             raise AssemblyError(n, "event has no string `type`")
         # message_stop, ping and unknown event types carry nothing to assemble

@@ -9,6 +9,7 @@ from typing import Any
 from deltacheck.errors import AssemblyError
 from deltacheck.reference._parts import (
     ReferenceOutcome,
+    error_type,
     is_complete_json,
     json_text,
     reasoning_part,
@@ -61,7 +62,7 @@ class ChatAssembler:
             self.error = _error_of(n, chunk["error"])
             return
         if chunk.get("object") == "error":  # vLLM's flat error shape
-            self.error = {"type": chunk.get("type"), "message": _message_of(n, chunk)}
+            self.error = {"type": error_type(chunk), "message": _message_of(n, chunk)}
             return
         choices = chunk.get("choices", [])
         if not isinstance(choices, list):
@@ -220,6 +221,8 @@ def _merge_name(n: int, call: _Call, name: str) -> str:
     if call.name is None or call.name == name:
         return name
     if not call.arguments:
+        if name.startswith(call.name):
+            return name  # rule 3: the whole name so far, re-sent (a snapshot), replaces the shorter one
         return call.name + name  # rule 3: a name split across chunks
     raise AssemblyError(n, f"tool call name changes from {call.name!r} to {name!r} after its arguments began")
 
@@ -240,4 +243,4 @@ def _error_of(n: int, error: Any) -> dict[str, Any]:
         return {"type": None, "message": error}
     if not isinstance(error, dict):
         raise AssemblyError(n, "`error` is neither an object nor a string")
-    return {"type": error.get("type") or error.get("code"), "message": _message_of(n, error)}
+    return {"type": error_type(error), "message": _message_of(n, error)}

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from deltacheck.errors import AssemblyError
-from deltacheck.reference._parts import ReferenceOutcome, reasoning_part, refusal_part, text_part, tool_call_part
+from deltacheck.reference._parts import ReferenceOutcome, error_type, reasoning_part, refusal_part, text_part, tool_call_part
 
 TERMINAL = ("response.completed", "response.incomplete", "response.failed")
 CALL_KINDS = {"function_call": "function", "custom_tool_call": "custom"}
@@ -184,7 +184,7 @@ class ResponsesAssembler:
         self.terminal = response
         failure = response.get("error")
         if isinstance(failure, dict) and self.error is None:
-            self.error = {"type": failure.get("type") or failure.get("code"), "message": str(failure.get("message", ""))}
+            self.error = {"type": error_type(failure), "message": str(failure.get("message", ""))}
 
     def _error_event(self, n: int, event: dict[str, Any]) -> None:
         nested = event.get("error")
@@ -192,9 +192,8 @@ class ResponsesAssembler:
         message = source.get("message")
         if not isinstance(message, str):
             raise AssemblyError(n, "error event has no string `message`")
-        kind = source.get("type") if source is nested else None
-        if self.error is None:
-            self.error = {"type": kind or source.get("code"), "message": message}
+        if self.error is None:  # a flat event's own `type` is the event type ("error"), not the error's
+            self.error = {"type": error_type(source, "type" if source is nested else None), "message": message}
 
     def finish(self) -> ReferenceOutcome:
         for index in sorted(self.items):  # a call the stream never marked done ends with the stream
