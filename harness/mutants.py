@@ -309,6 +309,21 @@ class _KoogResponsesIdentity(ResponsesAssembler):
         self.by_item_id[key].arguments += event.get("delta", "")
 
 
+class _TerminalOutputIgnored(ResponsesAssembler):
+    """The terminal response's output is never read: what the events did not bring is lost."""
+
+    def _fill_from_terminal(self):
+        pass
+
+
+class _CompletesAtArgumentsDone(ResponsesAssembler):
+    """The call completes at function_call_arguments.done, though output_item.done may still replace its arguments."""
+
+    def _arguments_done(self, n, event, name):
+        super()._arguments_done(n, event, name)
+        self._call_done(n, self._item_at(n, event))
+
+
 def _dropping(base: type, part_types: set[str]) -> type:
     """`base`, losing every part of these types from its result."""
     class Dropping(base):
@@ -386,6 +401,10 @@ MUTANTS: list[type[Mutant]] = [
              "anthropic-messages": _AnthropicDropsReasoning}),
     _mutant("responses-output-from-completed", "Responses output taken from the final completed event instead of the deltas",
             {"openai-responses": _OutputFromCompleted}),
+    _mutant("responses-terminal-output-ignored", "items or arguments only the terminal response carries are lost",
+            {"openai-responses": _TerminalOutputIgnored}),
+    _mutant("responses-completes-at-arguments-done", "a call reported complete with arguments its output_item.done then replaces",
+            {"openai-responses": _CompletesAtArgumentsDone}),
     _mutant("anthropic-empty-input-empty-string", "Anthropic empty tool input left as an empty string instead of {}",
             {"anthropic-messages": _EmptyInputAsEmptyString}),
     _mutant("complete-before-last-fragment", "a call reported complete before its last fragment",

@@ -31,12 +31,14 @@ class _Item:
     encrypted_content: str | None = None
     last_chunk: int = 0
     done_emitted: bool = False
+    finished: bool = False  # its output_item.done arrived: the stream itself said it is whole
 
 
 class ResponsesAssembler:
     def __init__(self) -> None:
         self.items: dict[int, _Item] = {}
         self.terminal: dict[str, Any] | None = None
+        self.terminal_chunk = 0
         self.error: dict[str, Any] | None = None
         self.events: list[dict[str, Any]] = []
         self.chunks_seen = 0
@@ -72,7 +74,8 @@ class ResponsesAssembler:
             self.items[index] = _Item(type=raw["type"], id=raw.get("id"), last_chunk=n)
         item = self.items[index]
         self._apply_item(n, item, raw)
-        self._call_done(n, item)
+        item.finished = True
+        self._call_done(n, item)  # output_item.done is the item's final state: its call completes here
 
     def _apply_item(self, n: int, item: _Item, raw: dict[str, Any]) -> None:
         """Take the fields a full item carries (output_item.added / .done)."""
@@ -161,11 +164,12 @@ class ResponsesAssembler:
         item.last_chunk = n
 
     def _arguments_done(self, n: int, event: dict[str, Any], name: str) -> None:
+        # The arguments are replaced, but the call completes at its output_item.done (or at the end
+        # of the stream), which may still replace them: the event must carry what the result holds.
         item = self._item_at(n, event)
         value = _str_field(n, event, name)
         if value != item.arguments:
             item.arguments, item.last_chunk = value, n
-        self._call_done(n, item)
 
     def _call_done(self, n: int, item: _Item) -> None:
         if item.type in CALL_KINDS and not item.done_emitted:
@@ -182,6 +186,7 @@ class ResponsesAssembler:
         if not isinstance(response, dict):
             raise AssemblyError(n, f"{event['type']} carries no `response` object")
         self.terminal = response
+        self.terminal_chunk = n
         failure = response.get("error")
         if isinstance(failure, dict) and self.error is None:
             self.error = {"type": error_type(failure), "message": str(failure.get("message", ""))}
@@ -195,7 +200,28 @@ class ResponsesAssembler:
         if self.error is None:  # a flat event's own `type` is the event type ("error"), not the error's
             self.error = {"type": error_type(source, "type" if source is nested else None), "message": message}
 
+    def _fill_from_terminal(self) -> None:
+        """Rule 3: the terminal response's output completes what the events left unfinished.
+
+        An item the events never brought is taken from it; an item without its output_item.done takes
+        the fields it carries. Items the events finished keep what the events said, and an empty or
+        missing terminal output (proxies send one) changes nothing.
+        """
+        output = (self.terminal or {}).get("output")
+        if not isinstance(output, list):
+            return
+        n = self.terminal_chunk
+        for position, raw in enumerate(output):
+            if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
+                raise AssemblyError(n, f"terminal response output[{position}] is not an object with a string `type`")
+            item = next((i for i in self.items.values() if raw.get("id") and i.id == raw["id"]), None)
+            if item is None and position not in self.items:
+                item = self.items[position] = _Item(type=raw["type"], id=raw.get("id"), last_chunk=n)
+            if item is not None and not item.finished and item.type == raw["type"]:
+                self._apply_item(n, item, raw)
+
     def finish(self) -> ReferenceOutcome:
+        self._fill_from_terminal()
         for index in sorted(self.items):  # a call the stream never marked done ends with the stream
             self._call_done(max(self.chunks_seen - 1, 0), self.items[index])
         parts: list[dict[str, Any]] = []
