@@ -78,11 +78,20 @@ def arguments_equal(expected: Any, observed: Any) -> bool:
 
 
 def normalised(result: dict[str, Any]) -> dict[str, Any]:
-    """An observed result with the CONTRACT 4 equivalences applied: one place, for every adapter."""
+    """A result with the CONTRACT 4 equivalences applied: one place, for every adapter and every fixture."""
     error = result.get("error")
     if isinstance(error, dict) and isinstance(error.get("type"), int) and not isinstance(error.get("type"), bool):
         result = {**result, "error": {**error, "type": str(error["type"])}}
+    if isinstance(result.get("usage"), dict):
+        result = {**result, "usage": _without_null_keys(result["usage"])}
     return result
+
+
+def _without_null_keys(value: Any) -> Any:
+    """A usage key whose value is null says no more than an absent key (SDK models fill them in)."""
+    if isinstance(value, dict):
+        return {key: _without_null_keys(item) for key, item in value.items() if item is not None}
+    return value
 
 
 def compare(expected: dict[str, Any], observed: dict[str, Any]) -> list[Divergence]:

@@ -218,7 +218,7 @@ def _judge(fixture: Fixture, outcome: Outcome, capabilities: frozenset[str], res
         (f"acceptable/{i}: {a['description']}", a["result"]) for i, a in enumerate(fixture.acceptable)]
     best: tuple[str, dict[str, Any], list[Divergence]] | None = None
     for label, candidate in candidates:
-        want, _ = strip_unsupported(candidate, capabilities)
+        want, _ = strip_unsupported(normalised(candidate), capabilities)
         # events are judged against the same outcome as the result (an acceptable "{}" completes as "{}")
         divergences = compare(want, seen) + _judge_events(fixture, observed, capabilities, reference, candidate)
         if best is None or len(divergences) < len(best[2]):

@@ -93,3 +93,11 @@ def test_a_numeric_error_type_is_normalised_to_its_text_once_for_every_adapter()
     assert normalised({"error": {"type": 502, "message": "m"}})["error"] == {"type": "502", "message": "m"}
     assert normalised({"error": {"type": True, "message": "m"}})["error"]["type"] is True  # not a number
     assert normalised({"error": None}) == {"error": None}
+
+
+def test_null_valued_usage_keys_say_no_more_than_absent_ones():
+    from deltacheck.compare import normalised
+
+    usage = {"prompt_tokens": 10, "completion_tokens_details": None, "prompt_tokens_details": {"cached_tokens": None, "audio": 1}}
+    assert normalised({"usage": usage})["usage"] == {"prompt_tokens": 10, "prompt_tokens_details": {"audio": 1}}
+    assert normalised({"usage": {"prompt_tokens": 0}})["usage"] == {"prompt_tokens": 0}  # zero is a value
