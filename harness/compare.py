@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-AXES = ("content", "identity", "arguments", "ordering", "finish", "events")
+AXES = ("content", "identity", "arguments", "ordering", "finish", "usage", "events")
 IDENTITY_FIELDS = {"kind", "id", "item_id", "name"}
 GAP_COST = 6  # above the field count of any part, so pairing a part beats dropping it
 
@@ -41,9 +41,44 @@ class Divergence:
             return f"{self.pointer}: unexpected {_short(self.observed)}"
         return f"{self.pointer}: expected {_short(self.expected)}, got {_short(self.observed)}"
 
+    @property
+    def kind(self) -> str:
+        """What kind of divergence, for grouping failures into findings: missing, unexpected,
+        invented (null expected), lost (null observed), differs, or the event rule it breaks."""
+        if self.axis == "events":
+            return _event_kind(self.note)
+        if self.observed is MISSING:
+            return "missing"
+        if self.expected is MISSING:
+            return "unexpected"
+        if self.expected is None:
+            return "invented"
+        if self.observed is None:
+            return "lost"
+        return "differs"
+
+    def place(self) -> str:
+        """The pointer with indices generalised, and the part type where a whole part diverges."""
+        place = "/".join("*" if token.isdigit() else token for token in self.pointer.split("/"))
+        whole = self.expected if isinstance(self.expected, dict) else self.observed
+        if isinstance(whole, dict) and isinstance(whole.get("type"), str):
+            place += f" ({whole['type']})"
+        return place
+
     def to_json(self) -> dict[str, Any]:
-        out = {"pointer": self.pointer, "axis": self.axis, "message": self.describe()}
-        return out
+        return {"pointer": self.pointer, "axis": self.axis, "kind": self.kind, "place": self.place(),
+                "message": self.describe()}
+
+
+def _event_kind(note: str) -> str:
+    for phrase, kind in (("never completed", "never completed"), (" times", "completed more than once"),
+                         ("completed with arguments", "completed with other arguments"),
+                         ("before its last fragment", "completed before its last fragment"),
+                         ("does not exist", "completed a call that does not exist"),
+                         ("returned none", "no events")):
+        if phrase in note:
+            return kind
+    return "differs"
 
 
 def json_equal(a: Any, b: Any) -> bool:
@@ -116,7 +151,8 @@ def compare(expected: dict[str, Any], observed: dict[str, Any]) -> list[Divergen
             out.append(Divergence(f"/choices/{index}", _choice_axis(choice), MISSING, choice, "unexpected choice"))
     for key in ("usage", "error"):
         if key in expected and not json_equal(expected[key], observed.get(key, MISSING)):
-            out.append(Divergence(f"/{key}", "finish", expected[key], observed.get(key, MISSING)))
+            out.append(Divergence(f"/{key}", "usage" if key == "usage" else "finish", expected[key],
+                                  observed.get(key, MISSING)))
     return out
 
 

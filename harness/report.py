@@ -8,6 +8,7 @@ from typing import Any
 import deltacheck
 from deltacheck.adequacy_report import render_fuzz, render_mutation
 from deltacheck.compare import AXES
+from deltacheck.findings import distinct_findings
 from deltacheck.results import Results
 from deltacheck.verdict import PASSING, UNSCORED
 
@@ -39,6 +40,7 @@ def render_report(all_results: list[Results], corpus_version: str, contract_vers
     _adapters_section(out, runs)
     _scores_section(out, runs)
     _axes_section(out, runs)
+    _findings_section(out, runs)
     _matrix_section(out, runs)
     _single_failures_section(out, runs)
     _fixture_bugs_section(out, runs)
@@ -98,6 +100,29 @@ def _axes_section(out: list[str], runs: list[Results]) -> None:
             cells = [f"{p} / {s}" if s else "–" for p, s in (tallies[protocol][a] for a in AXES)]
             out.append(f"| {run.adapter.get('name')} | {protocol} | " + " | ".join(cells) + " |")
     out.append("")
+
+
+def _findings_section(out: list[str], runs: list[Results]) -> None:
+    out.append("## Distinct findings\n")
+    out.append("Each implementation's failures grouped by defect (CONTRACT.md 4.1): one row per axis, kind of "
+               "divergence and place (pointer with indices generalised), with the fixtures that show it. A "
+               "fixture appears under every finding it shows; one policy is one row however many fixtures it touches.\n")
+    any_rows = False
+    for run in runs:
+        findings = distinct_findings(r for r in run.records if r["verdict"] in NOT_PASSED)
+        if not findings:
+            continue
+        any_rows = True
+        failing = sum(r["verdict"] in NOT_PASSED for r in run.records)
+        out.append(f"### {run.adapter.get('name')}: {len(findings)} finding(s) in {failing} failing fixture(s)\n")
+        out.append("| axis | finding | fixtures | count |")
+        out.append("|---|---|---|---|")
+        for finding in findings:
+            shown = ", ".join(finding.fixtures[:6]) + (f", … ({len(finding.fixtures) - 6} more)" if len(finding.fixtures) > 6 else "")
+            out.append(f"| {finding.axis} | {_cell_text(finding.what)} | {shown} | {len(finding.fixtures)} |")
+        out.append("")
+    if not any_rows:
+        out.append("No failures.\n")
 
 
 def _matrix_section(out: list[str], runs: list[Results]) -> None:

@@ -145,8 +145,10 @@ def exercised_axes(expected: dict[str, Any], capabilities: frozenset[str]) -> li
         axes += ["identity", "arguments"]
     if any(len(c.get("parts", [])) > 1 for c in expected.get("choices", [])) or len(expected.get("choices", [])) > 1:
         axes.append("ordering")
-    if capabilities & {"finish_reason", "finish_detail", "usage", "error"}:
+    if capabilities & {"finish_reason", "finish_detail", "error"}:
         axes.append("finish")
+    if "usage" in capabilities:  # an axis of its own: one usage policy must not read as finish failures
+        axes.append("usage")
     if "events" in capabilities and any(p["type"] == "tool_call" for p in parts):
         axes.append("events")
     return axes

@@ -63,9 +63,15 @@ def test_the_same_parts_in_another_order_are_an_ordering_divergence():
     assert divergence.axis == "ordering"
 
 
-def test_usage_and_finish_reason_are_on_the_finish_axis():
+def test_finish_reason_is_on_the_finish_axis_and_usage_on_its_own():
     divergences = compare(result(finish="stop", usage={"total_tokens": 3}), result(finish=None, usage=None))
-    assert {(d.pointer, d.axis) for d in divergences} == {("/choices/0/finish_reason", "finish"), ("/usage", "finish")}
+    assert {(d.pointer, d.axis, d.kind) for d in divergences} == {("/choices/0/finish_reason", "finish", "lost"),
+                                                                 ("/usage", "usage", "lost")}
+
+
+def test_a_divergence_names_its_kind_and_its_place_with_indices_generalised():
+    divergences = compare(result(usage=None), result(usage={"total_tokens": 3}))
+    assert [(d.kind, d.place()) for d in divergences] == [("invented", "/usage")]
 
 
 def test_a_missing_choice_is_reported_once():

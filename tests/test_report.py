@@ -52,3 +52,18 @@ def test_the_html_matrix_links_each_failing_cell_to_its_diff_and_junit_counts_ve
     suites = {s.get("name"): s for s in ElementTree.parse(tmp_path / "results" / "junit.xml").getroot()}
     assert suites["reference"].get("failures") == "0"
     assert suites["miniature-drops-last-part"].get("failures") == "2"
+
+
+def test_failures_group_into_one_finding_per_defect_however_many_fixtures_show_it():
+    from deltacheck.findings import distinct_findings
+
+    invented = {"axis": "usage", "kind": "invented", "place": "/usage", "pointer": "/usage"}
+    name = {"axis": "identity", "kind": "differs", "place": "/choices/*/parts/*/name", "pointer": "/choices/0/parts/1/name"}
+    records = [{"fixture": f"DC-{n:04d}", "verdict": "fail", "divergences": [invented]} for n in range(28)]
+    records += [{"fixture": "DC-NAME", "verdict": "fail", "divergences": [name, invented]},
+                {"fixture": "DC-RAIS", "verdict": "error", "message": "raised: ValueError: no index"},
+                {"fixture": "DC-PASS", "verdict": "pass"}]
+    findings = distinct_findings(records)
+    assert [(f.axis, f.what, len(f.fixtures)) for f in findings] == [
+        ("usage", "/usage: invented", 29), ("error", "raises ValueError", 1),
+        ("identity", "/choices/*/parts/*/name: differs", 1)]

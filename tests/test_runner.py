@@ -45,7 +45,7 @@ def test_a_dropped_call_fails_with_the_first_divergence_and_a_diff(tmp_path):
     tools = verdicts["DC-T00K"]
     assert tools.verdict == "fail"
     assert tools.first_divergence == "/choices/0/parts/1: expected tool_call 'call_b' (lookup), missing"
-    assert tools.axes == {"identity": False, "arguments": True, "ordering": True, "finish": True, "events": False}
+    assert tools.axes == {"identity": False, "arguments": True, "ordering": True, "finish": True, "usage": True, "events": False}
     assert "call_b" in tools.diff
 
 
