@@ -298,6 +298,14 @@ def _expectation_problems(fixture: Fixture) -> list[tuple[str, str]]:
                 out.append((f"/implementation_defined/forbidden/{i}", f"matches {where}: a forbidden outcome cannot also be acceptable"))
     if fixture.implementation_defined and not (fixture.acceptable or fixture.raise_acceptable or fixture.forbidden):
         out.append(("/implementation_defined", "lists no acceptable alternative, raise_acceptable or forbidden outcome"))
+    if bool(fixture.raise_acceptable) != bool(fixture.raise_matches):
+        out.append(("/implementation_defined", "raise_acceptable and raise_matches come together: an accepted raise "
+                                               "names the error it accepts"))
+    elif fixture.raise_matches:
+        try:
+            re.compile(fixture.raise_matches)
+        except re.error as exc:
+            out.append(("/implementation_defined/raise_matches", f"not a regular expression: {exc}"))
     return out
 
 

@@ -75,5 +75,9 @@ class Fixture:
         return (self.implementation_defined or {}).get("raise_acceptable")
 
     @property
+    def raise_matches(self) -> str | None:
+        return (self.implementation_defined or {}).get("raise_matches")
+
+    @property
     def reports(self) -> list[str]:
         return list(self.provenance.get("reports", []))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -154,6 +155,19 @@ def exercised_axes(expected: dict[str, Any], capabilities: frozenset[str]) -> li
     return axes
 
 
+# Errors that say the implementation's own code broke, not that it rejected the stream (Python and JS).
+PROGRAMMING_ERRORS = frozenset({"TypeError", "AttributeError", "KeyError", "IndexError", "NameError", "UnboundLocalError",
+                                "ZeroDivisionError", "RecursionError", "ReferenceError", "RangeError", "NotImplementedError"})
+
+
+def is_accepted_rejection(pattern: str | None, message: str) -> bool:
+    """A raise passes under raise_acceptable only as the strict rejection the fixture names (CONTRACT.md 5)."""
+    kind, _, text = message.partition(": ")
+    if kind.rsplit(".", 1)[-1] in PROGRAMMING_ERRORS or (kind.endswith("AssertionError") and not text.strip()):
+        return False
+    return bool(pattern) and re.search(pattern, message, re.IGNORECASE) is not None
+
+
 # -- judging -------------------------------------------------------------------------------------
 
 
@@ -191,13 +205,15 @@ def _judge(fixture: Fixture, outcome: Outcome, capabilities: frozenset[str], res
         verdict.message = f"the driver broke the protocol: {outcome.message}"
         return verdict
     if isinstance(outcome, Raised):
-        if fixture.raise_acceptable:
+        if fixture.raise_acceptable and is_accepted_rejection(fixture.raise_matches, outcome.message):
             verdict.verdict = "pass"
             verdict.axes = {axis: True for axis in verdict.axes}
             verdict.matched = "raise_acceptable"
             verdict.message = f"raised, which this fixture accepts ({fixture.raise_acceptable}): {outcome.message}"
         else:
             verdict.message = f"raised: {outcome.message}"
+            if fixture.raise_acceptable:
+                verdict.message += f" (not the rejection this fixture accepts, /{fixture.raise_matches}/)"
             verdict.diff = outcome.traceback
         return verdict
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from click.testing import CliRunner
 
 from deltacheck.cli import main
@@ -69,11 +71,26 @@ def test_a_fixture_needing_a_missing_capability_is_na_not_pass(tmp_path):
     assert verdict.verdict == "n/a" and "refusal" in verdict.message
 
 
-def test_raise_acceptable_turns_a_raise_into_a_pass_with_the_reason(tmp_path):
-    lenient = fixture(TEXT_FIXTURE, implementation_defined={"reason": "the provider is silent here", "raise_acceptable": "raising is fine"})
+def test_raise_acceptable_turns_the_named_raise_into_a_pass_with_the_reason(tmp_path):
+    lenient = fixture(TEXT_FIXTURE, implementation_defined={"reason": "the provider is silent here", "raise_acceptable": "raising is fine",
+                                                           "raise_matches": "boom in the library"})
     corpus = load_corpus(make_corpus(tmp_path, {"openai-chat/x.json": lenient}))
     (verdict,) = run(miniatures.Raises(), corpus)
     assert verdict.verdict == "pass" and verdict.matched == "raise_acceptable"
+
+
+def test_raise_acceptable_does_not_pass_another_error(tmp_path):
+    strict = fixture(TEXT_FIXTURE, implementation_defined={"reason": "the provider is silent here", "raise_acceptable": "raising is fine",
+                                                          "raise_matches": "finish_reason"})
+    corpus = load_corpus(make_corpus(tmp_path, {"openai-chat/x.json": strict}))
+    (verdict,) = run(miniatures.Raises(), corpus)
+    assert verdict.verdict == "error" and "not the rejection this fixture accepts, /finish_reason/" in verdict.message
+
+
+def test_raise_acceptable_without_raise_matches_is_a_lint_problem(tmp_path):
+    vague = fixture(TEXT_FIXTURE, implementation_defined={"reason": "the provider is silent here", "raise_acceptable": "raising is fine"})
+    corpus = load_corpus(make_corpus(tmp_path, {"openai-chat/x.json": vague}))
+    assert [p.field for p in corpus.problems] == ["/implementation_defined"]
 
 
 def test_an_acceptable_alternative_passes_and_a_forbidden_outcome_is_named(tmp_path):
@@ -144,3 +161,16 @@ def test_a_bug_in_what_the_adapter_can_express_still_fails_when_the_subject_is_n
     assert verdicts["DC-TW02"].verdict == "fail"  # choice 0 reads "RedBlue": visible even though choice 1 is n/a
     assert verdicts["DC-T3ST"].verdict == "pass"
     assert {v.verdict for v in run(miniatures.TextOnly(), corpus)} == {"n/a", "pass"}
+
+
+@pytest.mark.parametrize("message, accepted", [
+    ("ValueError: unexpected end of JSON input", True),
+    ("SyntaxError: Unexpected token } in JSON at position 3", True),
+    ("TypeError: Cannot read properties of undefined (reading 'json')", False),  # a crash, not a rejection
+    ("AssertionError: ", False),
+    ("RuntimeError: something else broke", False),  # not the rejection the pattern names
+])
+def test_an_accepted_raise_is_the_strict_rejection_the_fixture_names(message, accepted):
+    from deltacheck.verdict import is_accepted_rejection
+
+    assert is_accepted_rejection(r"json|parse|unexpected (token|end)", message) is accepted
