@@ -52,7 +52,7 @@ class ExternalAdapter:
         """The manifest's data; the implementation's own (library, version, ...) when a hello is given."""
         described = hello.describe() if hello else {
             "name": self.name, "library": None, "version": None, "protocols": [], "capabilities": [],
-            "code_path": "", "language": self.manifest.language}
+            "code_path": "", "capability_notes": {}, "language": self.manifest.language}
         return {**described, "manifest": relative_label(self.manifest.path, self.adapters_dir), "env": self.env_state()}
 
     def probe(self) -> Hello | None:

@@ -13,7 +13,8 @@ from typing import Any
 from deltacheck.model import AssemblyRequest
 
 PROTOCOL_VERSION = 1
-IMPLEMENTATION_FIELDS = ("name", "library", "version", "language", "protocols", "capabilities", "code_path")
+IMPLEMENTATION_FIELDS = ("name", "library", "version", "language", "protocols", "capabilities", "code_path",
+                         "capability_notes")  # capability_notes is optional
 
 
 def encode_line(message: dict[str, Any]) -> bytes:

@@ -60,8 +60,10 @@ def _adapters_section(out: list[str], runs: list[Results]) -> None:
     for run in runs:
         a = run.adapter
         lacking = sorted(set(CAPABILITIES) - set(a.get("capabilities", [])))
+        notes = a.get("capability_notes") or {}
+        shown = "; ".join(f"{c} ({notes.get(c) or 'no reason recorded'})" for c in lacking)
         out.append(f"| {a.get('name')} | {a.get('library')} | {a.get('version')} | {', '.join(a.get('protocols', []))} "
-                   f"| {', '.join(lacking) or '–'} | {_cell_text(a.get('code_path', ''))} |")
+                   f"| {_cell_text(shown) or '–'} | {_cell_text(a.get('code_path', ''))} |")
     out.append("")
 
 

@@ -46,16 +46,19 @@ class Hello:
     protocols: frozenset[str]
     capabilities: frozenset[str]
     code_path: str
+    # Optional in the hello: why each left-out capability cannot be expressed, one sentence each.
+    capability_notes: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def from_json(cls, implementation: dict[str, Any]) -> "Hello":
         return cls(**{**implementation, "protocols": frozenset(implementation["protocols"]),
-                      "capabilities": frozenset(implementation["capabilities"])})
+                      "capabilities": frozenset(implementation["capabilities"]),
+                      "capability_notes": tuple(sorted(implementation.get("capability_notes", {}).items()))})
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "library": self.library, "version": self.version,
                 "protocols": sorted(self.protocols), "capabilities": sorted(self.capabilities),
-                "code_path": self.code_path, "language": self.language}
+                "code_path": self.code_path, "capability_notes": dict(self.capability_notes), "language": self.language}
 
 
 @dataclass(frozen=True)
@@ -115,6 +118,10 @@ class SubprocessAdapter:
     @property
     def capabilities(self) -> frozenset[str]:
         return self.hello.capabilities
+
+    @property
+    def capability_notes(self) -> dict[str, str]:
+        return dict(self.hello.capability_notes)
 
     def describe(self) -> dict[str, Any]:
         return self.hello.describe()

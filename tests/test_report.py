@@ -67,3 +67,17 @@ def test_failures_group_into_one_finding_per_defect_however_many_fixtures_show_i
     assert [(f.axis, f.what, len(f.fixtures)) for f in findings] == [
         ("usage", "/usage: invented", 29), ("error", "raises ValueError", 1),
         ("identity", "/choices/*/parts/*/name: differs", 1)]
+
+
+def test_the_implementation_table_gives_each_lacking_capability_its_reason():
+    from deltacheck.adapter import CAPABILITIES
+    from deltacheck.report import _adapters_section
+    from deltacheck.results import Results
+
+    adapter = {"name": "lib-chat", "library": "lib", "version": "1", "protocols": ["openai-chat"],
+               "capabilities": sorted(set(CAPABILITIES) - {"refusal", "usage"}), "code_path": "lib.stream()",
+               "capability_notes": {"usage": "Usage | is the library's own"}}
+    out: list[str] = []
+    _adapters_section(out, [Results(path="r.jsonl", header={"adapter": adapter})])
+    assert ("| lib-chat | lib | 1 | openai-chat | refusal (no reason recorded); usage (Usage \\| is the library's own) "
+            "| lib.stream() |") in out

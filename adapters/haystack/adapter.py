@@ -52,7 +52,7 @@ from haystack.utils import Secret  # noqa: E402
 
 from deltacheck.adapters.openai_errors import provider_error  # noqa: E402
 from deltacheck.adapters.replay import API_KEY, BASE_URL, Replay  # noqa: E402
-from deltacheck.adapter import Adapter, manifest_name  # noqa: E402
+from deltacheck.adapter import Adapter, manifest_name, protocol_notes  # noqa: E402
 from deltacheck.model import AssemblyRequest  # noqa: E402
 
 LIBRARY = "haystack-ai"
@@ -115,6 +115,9 @@ class HaystackOpenAIChat(_HaystackAdapter):
     protocol = "openai-chat"
     protocols = frozenset({protocol})
     capabilities = frozenset({"reasoning", "finish_reason", "usage", "error", "multiple_choices"})
+    capability_notes = protocol_notes('openai-chat', capabilities,
+        refusal="haystack's ChatMessage has no refusal content: refusal deltas are dropped",
+        events="haystack's StreamingChunk has no tool-call completion signal, and run() returns only the final replies")
     generator_class = OpenAIChatGenerator
     code_path = ("haystack OpenAIChatGenerator(http_client_kwargs={'transport': httpx.MockTransport serving "
                  "request.sse}).run(messages, streaming_callback=...), mapped from the returned ChatMessage replies")
@@ -135,6 +138,11 @@ class HaystackOpenAIResponses(_HaystackAdapter):
     protocol = "openai-responses"
     protocols = frozenset({protocol})
     capabilities = frozenset({"finish_detail", "reasoning", "reasoning_signature", "item_id", "finish_reason", "usage", "error"})
+    capability_notes = protocol_notes('openai-responses', capabilities,
+        annotations="haystack's TextContent keeps no annotations",
+        custom_tools="haystack's ToolCall has no kind, so a custom tool call cannot be told from a function call",
+        refusal="haystack's ChatMessage has no refusal content: refusal deltas are dropped",
+        events="haystack's StreamingChunk has no tool-call completion signal, and run() returns only the final replies")
     generator_class = OpenAIResponsesChatGenerator
     code_path = ("haystack OpenAIResponsesChatGenerator(http_client_kwargs={'transport': httpx.MockTransport "
                  "serving request.sse}).run(messages, streaming_callback=...), mapped from the returned ChatMessage")

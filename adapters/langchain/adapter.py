@@ -69,7 +69,7 @@ from langchain_anthropic import ChatAnthropic
 from langchain_core.messages import AIMessageChunk, HumanMessage
 from langchain_openai import ChatOpenAI
 
-from deltacheck.adapter import Adapter
+from deltacheck.adapter import Adapter, protocol_notes
 from deltacheck.model import AssemblyRequest
 
 _FAKE_KEY = "sk-deltacheck-dummy"
@@ -164,6 +164,11 @@ class LangChainOpenAIChat(_LangChainAdapter):
     version = _dist_version("langchain-openai")
     protocols = frozenset({"openai-chat"})
     capabilities = frozenset({"refusal", "finish_reason", "error"})
+    capability_notes = protocol_notes('openai-chat', capabilities,
+        events='.stream() yields AIMessageChunks only, with no tool-call completion events',
+        multiple_choices='ChatOpenAI reads choices[0] of every chunk and yields one message',
+        reasoning="NOT YET MAPPED: the AIMessage type carries reasoning (reasoning content blocks / additional_kwargs, as the Responses path fills them), though ChatOpenAI's Chat streaming converter does not extract reasoning_content -- the same situation as refusal, which is declared",
+        usage="usage_metadata is LangChain's own summed token counts; the provider's usage object is not kept in response_metadata when streaming")
     code_path = ("langchain_openai.ChatOpenAI(http_client=httpx2.Client(transport=MockTransport)).stream() on the "
                  "Chat Completions path, the yielded AIMessageChunks summed with +; the fixture SSE goes through "
                  "openai-python's own stream parser")
@@ -209,6 +214,9 @@ class LangChainOpenAIResponses(_LangChainAdapter):
     protocols = frozenset({"openai-responses"})
     capabilities = frozenset({"finish_detail", "refusal", "reasoning", "reasoning_signature", "annotations", "item_id",
                               "custom_tools", "finish_reason", "error"})
+    capability_notes = protocol_notes('openai-responses', capabilities,
+        events='.stream() yields AIMessageChunks only, with no tool-call completion events',
+        usage="usage_metadata is LangChain's own summed token counts; the provider's usage object is not kept in response_metadata when streaming")
     code_path = ("langchain_openai.ChatOpenAI(use_responses_api=True, http_client=httpx2.Client(transport="
                  "MockTransport)).stream(), the yielded AIMessageChunks summed with +; the fixture SSE goes through "
                  "openai-python's own Responses stream parser")
@@ -266,6 +274,9 @@ class LangChainAnthropic(_LangChainAdapter):
     protocols = frozenset({"anthropic-messages"})
     capabilities = frozenset({"finish_detail", "reasoning", "reasoning_signature", "annotations", "server_tools",
                               "finish_reason", "error"})
+    capability_notes = protocol_notes('anthropic-messages', capabilities,
+        events='.stream() yields AIMessageChunks only, with no tool-call completion events',
+        usage="usage_metadata is LangChain's own summed token counts; the provider's usage object is not kept in response_metadata when streaming")
     code_path = ("langchain_anthropic.ChatAnthropic(...).bind_tools([...]).stream(), the yielded AIMessageChunks "
                  "summed with +; its SDK client is an anthropic.Client over httpx2.MockTransport so anthropic-python's "
                  "own SSE decoder reads the fixture")

@@ -45,7 +45,7 @@ from llama_index.llms.openai import OpenAI, OpenAIResponses
 
 from deltacheck.adapters.openai_errors import provider_error
 from deltacheck.adapters.replay import API_KEY, BASE_URL, Replay
-from deltacheck.adapter import Adapter, manifest_name
+from deltacheck.adapter import Adapter, manifest_name, protocol_notes
 from deltacheck.model import AssemblyRequest
 
 LIBRARY = "llama-index-llms-openai"
@@ -100,6 +100,12 @@ class LlamaIndexOpenAIChat(_LlamaIndexAdapter):
     protocol = "openai-chat"
     protocols = frozenset({protocol})
     capabilities = frozenset({"reasoning", "error"})
+    capability_notes = protocol_notes('openai-chat', capabilities,
+        events='stream_chat yields cumulative ChatResponses with no tool-call completion event',
+        finish_reason='the ChatResponse keeps no finish_reason, only the last raw chunk and normalised token counts',
+        multiple_choices='llama-index reads choices[0] of every chunk whatever its index',
+        refusal='llama-index has no refusal block: refusal deltas are dropped',
+        usage="the ChatResponse carries only llama-index's normalised token counts, not the provider's usage object")
     tools = [{"type": "function", "function": {"name": "lookup", "description": "any tool", "parameters": SCHEMA}}]
     code_path = ("llama_index.llms.openai.OpenAI(http_client=httpx.Client(MockTransport serving request.sse))"
                  ".stream_chat(messages, tools=...), mapped from the last ChatResponse's message")
@@ -133,6 +139,14 @@ class LlamaIndexOpenAIResponses(_LlamaIndexAdapter):
     protocol = "openai-responses"
     protocols = frozenset({protocol})
     capabilities = frozenset({"reasoning", "reasoning_signature", "usage", "error"})
+    capability_notes = protocol_notes('openai-responses', capabilities,
+        annotations='annotations are one message-level list in additional_kwargs, not attached to text parts',
+        custom_tools="llama-index's response parsing has no block for custom tool calls",
+        events='stream_chat yields ChatResponses with no tool-call completion event',
+        finish_detail='the streamed ChatResponses keep no incomplete_details',
+        finish_reason='the streamed ChatResponses keep no response status',
+        item_id='ToolCallBlock has no item id, only tool_call_id (the call_id)',
+        refusal='refusal is kept only on the non-streaming path; streamed refusal deltas are dropped')
     tools = [{"type": "function", "name": "lookup", "description": "any tool", "parameters": SCHEMA}]
     code_path = ("llama_index.llms.openai.OpenAIResponses(http_client=httpx.Client(MockTransport serving "
                  "request.sse)).stream_chat(messages, tools=...), mapped from the last ChatResponse")

@@ -68,7 +68,7 @@ from pydantic_ai.providers.openai import OpenAIProvider
 from pydantic_ai.tools import ToolDefinition
 
 from deltacheck.adapters.replay import API_KEY, BASE_URL, Replay
-from deltacheck.adapter import Adapter, manifest_name
+from deltacheck.adapter import Adapter, manifest_name, protocol_notes
 from deltacheck.model import AssemblyRequest
 
 LIBRARY = "pydantic-ai-slim"
@@ -203,6 +203,9 @@ class PydanticAIOpenAIChat(_OpenAIAdapter):
     protocol = "openai-chat"
     protocols = frozenset({protocol})
     capabilities = COMMON
+    capability_notes = protocol_notes('openai-chat', capabilities,
+        multiple_choices='ModelResponse is one message; pydantic-ai reads choices[0] of every chunk whatever its index',
+        usage="usage is normalised into pydantic-ai's RequestUsage; the provider's usage object is not kept")
     model_class = OpenAIChatModel
     code_path = ("pydantic_ai.direct.model_request_stream on OpenAIChatModel(OpenAIProvider(AsyncOpenAI(httpx2 "
                  "MockTransport serving request.sse))), mapped from the stream's final ModelResponse")
@@ -213,6 +216,10 @@ class PydanticAIOpenAIResponses(_OpenAIAdapter):
     protocol = "openai-responses"
     protocols = frozenset({protocol})
     capabilities = COMMON | {"item_id"}
+    capability_notes = protocol_notes('openai-responses', capabilities,
+        custom_tools='pydantic-ai does not support Responses custom tool calls: it drops them with a warning',
+        finish_detail="pydantic-ai keeps no incomplete_details apart (provider_details['finish_reason'] holds the incomplete reason in place of the status)",
+        usage="usage is normalised into pydantic-ai's RequestUsage; the provider's usage object is not kept")
     model_class = OpenAIResponsesModel
     code_path = ("pydantic_ai.direct.model_request_stream on OpenAIResponsesModel(OpenAIProvider(AsyncOpenAI(httpx2 "
                  "MockTransport serving request.sse))), mapped from the stream's final ModelResponse")
@@ -223,6 +230,10 @@ class PydanticAIAnthropic(_PydanticAIAdapter):
     protocol = "anthropic-messages"
     protocols = frozenset({protocol})
     capabilities = COMMON - {"refusal"}
+    capability_notes = protocol_notes('anthropic-messages', capabilities,
+        finish_detail='pydantic-ai keeps no stop_sequence',
+        server_tools="NativeToolCallPart / NativeToolReturnPart carry pydantic-ai's tool kind, not the provider's block type",
+        usage="usage is normalised into pydantic-ai's RequestUsage; the provider's usage object is not kept")
     code_path = ("pydantic_ai.direct.model_request_stream on AnthropicModel(AnthropicProvider(AsyncAnthropic(httpx2 "
                  "MockTransport serving request.sse))), mapped from the stream's final ModelResponse")
 

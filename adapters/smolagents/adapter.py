@@ -34,7 +34,7 @@ import openai
 from smolagents import ChatMessage, MessageRole, OpenAIServerModel, Tool
 from smolagents.models import agglomerate_stream_deltas
 
-from deltacheck.adapter import Adapter
+from deltacheck.adapter import Adapter, protocol_notes
 from deltacheck.model import AssemblyRequest
 
 FAKE_BASE = "https://deltacheck.invalid/v1"
@@ -75,6 +75,13 @@ class SmolagentsOpenAIAdapter(Adapter):
     version = _dist_version("smolagents")
     protocols = frozenset({"openai-chat"})
     capabilities = frozenset({"error"})
+    capability_notes = protocol_notes('openai-chat', capabilities,
+        events='generate_stream yields ChatMessageStreamDeltas only: no tool-call completion events',
+        finish_reason='generate_stream drops finish_reason: a delta carries content, tool_calls and token_usage only',
+        multiple_choices='smolagents reads only choices[0] of each chunk',
+        reasoning='generate_stream never reads reasoning from the delta, and ChatMessageStreamDelta has no reasoning field',
+        refusal='generate_stream never reads refusal from the delta, and ChatMessageStreamDelta has no refusal field',
+        usage="ChatMessage.token_usage is smolagents' own TokenUsage(input_tokens, output_tokens), not the provider's usage object")
     code_path = ("smolagents OpenAIServerModel.generate_stream(messages, tools_to_call_from=[tool]) through the openai "
                  "SDK over an httpx2 MockTransport serving the fixture SSE, then "
                  "smolagents.models.agglomerate_stream_deltas(deltas)")

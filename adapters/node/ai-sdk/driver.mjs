@@ -36,7 +36,7 @@
 import { streamText, jsonSchema, tool, APICallError } from 'ai';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createAnthropic } from '@ai-sdk/anthropic';
-import { serve, installedVersion } from '../common/driver.mjs';
+import { serve, installedVersion, protocolNotes } from '../common/driver.mjs';
 import {
   FAKE_API_KEY, FAKE_BASE_URL, replayFetch, orNull, argumentsText,
   textPart, reasoningPart, redactedPart, toolCallPart,
@@ -212,6 +212,12 @@ const MODES = {
   'openai-chat': {
     name: 'ai-sdk-openai-chat', family: 'openai', api: 'chat', protocols: ['openai-chat'],
     capabilities: ['finish_reason', 'usage', 'error'],
+    get capability_notes() { return protocolNotes('openai-chat', this.capabilities, {
+      events: "NOT YET MAPPED: streamText's fullStream has per-call tool-input-end / tool-call parts, emitted while streaming",
+      reasoning: "@ai-sdk/openai's chat chunk schema has no reasoning_content / reasoning field, so streamText yields no reasoning part",
+      refusal: "@ai-sdk/openai's chat model streams refusal deltas as text, indistinguishable from content",
+      multiple_choices: "@ai-sdk/openai's chat model reads choices[0] of every chunk",
+    }); },
     choice: chatChoice,
     code_path: 'ai streamText() with createOpenAI({fetch}).chat(model): the final result\'s text, toolCalls, '
       + 'rawFinishReason and usage.raw, and the provider error from fullStream; the SSE bytes come from a '
@@ -220,6 +226,14 @@ const MODES = {
   'openai-responses': {
     name: 'ai-sdk-openai-responses', family: 'openai', api: 'responses', protocols: ['openai-responses'],
     capabilities: ['annotations', 'item_id', 'custom_tools', 'usage', 'error'],
+    get capability_notes() { return protocolNotes('openai-responses', this.capabilities, {
+      events: "NOT YET MAPPED: streamText's fullStream has per-call tool-input-end / tool-call parts, emitted while streaming",
+      reasoning: 'NOT YET MAPPED: streamText yields reasoning parts (result.reasoning / reasoningText, one per summary part, with providerMetadata.openai.itemId)',
+      reasoning_signature: 'NOT YET MAPPED: reasoning parts carry providerMetadata.openai.reasoningEncryptedContent',
+      finish_detail: "NOT YET MAPPED: rawFinishReason is the response's incomplete_details.reason",
+      finish_reason: 'rawFinishReason is incomplete_details.reason; the response status is not exposed',
+      refusal: '@ai-sdk/openai emits response.refusal.delta as a text-delta, indistinguishable from text',
+    }); },
     choice: responsesChoice,
     code_path: 'ai streamText() with createOpenAI({fetch}).responses(model): the final result\'s content '
       + '(providerMetadata.openai itemId and annotations) and usage.raw, and the provider error from '
@@ -228,6 +242,11 @@ const MODES = {
   anthropic: {
     name: 'ai-sdk-anthropic', family: 'anthropic', protocols: ['anthropic-messages'],
     capabilities: ['finish_detail', 'reasoning', 'reasoning_signature', 'finish_reason', 'usage', 'error'],
+    get capability_notes() { return protocolNotes('anthropic-messages', this.capabilities, {
+      events: "NOT YET MAPPED: streamText's fullStream has per-call tool-input-end / tool-call parts, emitted while streaming",
+      annotations: 'citations become separate source parts, detached from the text they annotate',
+      server_tools: 'provider-executed calls and results are reshaped into tool-call / tool-result parts, their block types lost',
+    }); },
     choice: anthropicChoice,
     code_path: 'ai streamText() with createAnthropic({fetch})(model): the final result\'s content '
       + '(providerMetadata.anthropic signature / redactedData), rawFinishReason, providerMetadata stopSequence '
@@ -247,6 +266,7 @@ serve({
   version: VERSION,
   protocols: mode.protocols,
   capabilities: mode.capabilities,
+  capability_notes: mode.capability_notes,
   code_path: `${mode.code_path} (provider package @ai-sdk/${mode.family} ${PROVIDER_VERSION[mode.family]})`,
   run: (request) => run(mode, request),
 });
