@@ -112,6 +112,9 @@ def arguments_equal(expected: Any, observed: Any) -> bool:
     return json_equal(want, got)
 
 
+NO_ARGUMENTS = "{}"
+
+
 def normalised(result: dict[str, Any]) -> dict[str, Any]:
     """A result with the CONTRACT 4 equivalences applied: one place, for every adapter and every fixture."""
     error = result.get("error")
@@ -119,7 +122,35 @@ def normalised(result: dict[str, Any]) -> dict[str, Any]:
         result = {**result, "error": {**error, "type": str(error["type"])}}
     if isinstance(result.get("usage"), dict):
         result = {**result, "usage": _without_null_keys(result["usage"])}
+    choices = result.get("choices")
+    if isinstance(choices, list) and any(_has_no_arguments(p) for c in choices if isinstance(c, dict)
+                                         for p in c.get("parts", []) if isinstance(c.get("parts"), list)):
+        result = {**result, "choices": [_with_arguments_spelled_once(c) for c in choices]}
+    events = result.get("events")
+    if isinstance(events, list) and any(isinstance(e, dict) and is_no_arguments(e.get("arguments")) for e in events):
+        result = {**result, "events": [{**e, "arguments": NO_ARGUMENTS} if isinstance(e, dict)
+                                       and is_no_arguments(e.get("arguments")) else e for e in events]}
     return result
+
+
+def is_no_arguments(value: Any) -> bool:
+    """null and blank text say "no arguments", as `{}` does (CONTRACT 4); `{}` itself needs no rewrite."""
+    return value is None or (isinstance(value, str) and not value.strip())
+
+
+def _has_no_arguments(part: Any) -> bool:
+    if not (isinstance(part, dict) and part.get("type") == "tool_call"):
+        return False
+    if part.get("kind") == "custom":  # free text, not JSON: no input is the empty text, not an empty object
+        return part.get("arguments") is None
+    return is_no_arguments(part.get("arguments"))
+
+
+def _with_arguments_spelled_once(choice: Any) -> Any:
+    if not isinstance(choice, dict) or not isinstance(choice.get("parts"), list):
+        return choice
+    return {**choice, "parts": [{**p, "arguments": "" if p.get("kind") == "custom" else NO_ARGUMENTS}
+                                if _has_no_arguments(p) else p for p in choice["parts"]]}
 
 
 def _without_null_keys(value: Any) -> Any:

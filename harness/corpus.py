@@ -18,7 +18,7 @@ import fastjsonschema
 import jsonschema
 from referencing import Registry, Resource
 
-from deltacheck.compare import MISSING, compare, json_equal, resolve_pointer
+from deltacheck.compare import MISSING, compare, is_no_arguments, json_equal, normalised, resolve_pointer
 from deltacheck.errors import AssemblyError, FixtureProblem
 from deltacheck.model import Fixture
 from deltacheck.sse import decode_stream
@@ -293,8 +293,12 @@ def _expectation_problems(fixture: Fixture) -> list[tuple[str, str]]:
     outcomes = [("/expected", fixture.expected)] + [
         (f"/implementation_defined/acceptable/{i}/result", a["result"]) for i, a in enumerate(fixture.acceptable)]
     for i, rule in enumerate(fixture.forbidden):
+        for pointer, value in rule["match"].items():
+            if pointer.endswith("/arguments") and is_no_arguments(value):
+                out.append((f"/implementation_defined/forbidden/{i}/match",
+                            f"{pointer}: spell no arguments as \"{{}}\" (CONTRACT 4 makes null and \"\" the same value)"))
         for where, outcome in outcomes:
-            if forbidden_matches(rule, outcome):
+            if forbidden_matches(rule, normalised(outcome)):
                 out.append((f"/implementation_defined/forbidden/{i}", f"matches {where}: a forbidden outcome cannot also be acceptable"))
     if fixture.implementation_defined and not (fixture.acceptable or fixture.raise_acceptable or fixture.forbidden):
         out.append(("/implementation_defined", "lists no acceptable alternative, raise_acceptable or forbidden outcome"))

@@ -220,7 +220,7 @@ def _judge(fixture: Fixture, outcome: Outcome, capabilities: frozenset[str], res
     observed = outcome.result
     verdict.observed = observed
     if _is_expected_as_is(fixture, observed, capabilities, fast_check) and not _judge_events(
-            fixture, observed, capabilities, reference):
+            fixture, normalised(observed), capabilities, reference, normalised(fixture.expected)):
         return _passed(verdict, axes)
     if fast_check is not None and fast_check(observed):
         problems = []  # the compiled check said valid; the full validator is only needed for messages
@@ -231,14 +231,16 @@ def _judge(fixture: Fixture, outcome: Outcome, capabilities: frozenset[str], res
             f"{pointer}: {message}" for pointer, message in problems[:5])
         return verdict
 
-    seen, verdict.na = strip_unsupported(normalised(observed), capabilities)
+    observed_normal = normalised(observed)
+    seen, verdict.na = strip_unsupported(observed_normal, capabilities)
     candidates = [("expected", fixture.expected)] + [
         (f"acceptable/{i}: {a['description']}", a["result"]) for i, a in enumerate(fixture.acceptable)]
     best: tuple[str, dict[str, Any], list[Divergence]] | None = None
     for label, candidate in candidates:
-        want, _ = strip_unsupported(normalised(candidate), capabilities)
-        # events are judged against the same outcome as the result (an acceptable "{}" completes as "{}")
-        divergences = compare(want, seen) + _judge_events(fixture, observed, capabilities, reference, candidate)
+        candidate = normalised(candidate)
+        want, _ = strip_unsupported(candidate, capabilities)
+        # events are judged against the same outcome as the result (an acceptable outcome completes as it says)
+        divergences = compare(want, seen) + _judge_events(fixture, observed_normal, capabilities, reference, candidate)
         if best is None or len(divergences) < len(best[2]):
             best = (label, want, divergences)
         if not divergences:
@@ -252,7 +254,7 @@ def _judge(fixture: Fixture, outcome: Outcome, capabilities: frozenset[str], res
     verdict.verdict = "fail"
     verdict.divergences = [d.to_json() for d in divergences]
     verdict.first_divergence = divergences[0].describe()
-    verdict.forbidden = [rule["description"] for rule in fixture.forbidden if forbidden_matches(rule, observed)]
+    verdict.forbidden = [rule["description"] for rule in fixture.forbidden if forbidden_matches(rule, observed_normal)]
     verdict.message = verdict.first_divergence
     if verdict.forbidden:
         verdict.message += f" (forbidden: {'; '.join(verdict.forbidden)})"

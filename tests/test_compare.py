@@ -107,3 +107,29 @@ def test_null_valued_usage_keys_say_no_more_than_absent_ones():
     usage = {"prompt_tokens": 10, "completion_tokens_details": None, "prompt_tokens_details": {"cached_tokens": None, "audio": 1}}
     assert normalised({"usage": usage})["usage"] == {"prompt_tokens": 10, "prompt_tokens_details": {"audio": 1}}
     assert normalised({"usage": {"prompt_tokens": 0}})["usage"] == {"prompt_tokens": 0}  # zero is a value
+
+
+def test_no_arguments_is_one_value_however_it_is_spelled():
+    from deltacheck.compare import normalised
+
+    for spelling in (None, "", "  ", "{}"):
+        assert normalised(result(call("c", "f", spelling)))["choices"][0]["parts"][0]["arguments"] == "{}"
+    # real arguments, and the JSON literal null, are left alone
+    assert normalised(result(call("c", "f", "null")))["choices"][0]["parts"][0]["arguments"] == "null"
+    assert not compare(normalised(result(call("c", "f", ""))), normalised(result(call("c", "f", None))))
+    assert compare(normalised(result(call("c", "f", ""))), normalised(result(call("c", "f", '{"a":1}'))))
+
+
+def test_a_custom_tool_input_is_text_so_empty_is_not_an_empty_object():
+    from deltacheck.compare import normalised
+
+    custom = {**call("c", "f", None), "kind": "custom"}
+    assert normalised(result(custom))["choices"][0]["parts"][0]["arguments"] == ""
+    assert compare(normalised(result({**custom, "arguments": ""})), normalised(result({**custom, "arguments": "{}"})))
+
+
+def test_completion_events_spell_no_arguments_the_same_way():
+    from deltacheck.compare import normalised
+
+    event = {"type": "tool_call_done", "choice": 0, "id": "c", "name": "f", "arguments": None, "after_chunk": None}
+    assert normalised({**result(), "events": [event]})["events"][0]["arguments"] == "{}"

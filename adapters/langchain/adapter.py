@@ -252,11 +252,11 @@ class LangChainOpenAIResponses(_LangChainAdapter):
             elif btype == "function_call":
                 parts.append({"type": "tool_call", "kind": "function", "id": block.get("call_id"),
                               "item_id": block.get("id"), "name": block.get("name"),
-                              "arguments": block.get("arguments") or ""})
+                              "arguments": block.get("arguments")})
             elif btype == "custom_tool_call":
                 parts.append({"type": "tool_call", "kind": "custom", "id": block.get("call_id"),
                               "item_id": block.get("id"), "name": block.get("name"),
-                              "arguments": block.get("input") or ""})
+                              "arguments": block.get("input")})
         meta = merged.response_metadata
         details = meta.get("incomplete_details")
         return {"index": 0, "parts": parts, "finish_reason": meta.get("status"),

@@ -100,11 +100,9 @@ def _get(obj: Any, key: str) -> Any:
     return getattr(obj, key, None)
 
 
-def _arguments(value: Any) -> str:
-    if value is None:
-        return ""  # the canonical field is text; litellm holding no arguments at all is the empty text
-    if isinstance(value, str):
-        return value
+def _arguments(value: Any) -> str | None:
+    if value is None or isinstance(value, str):
+        return value  # None, litellm holding no arguments at all, is "no arguments" to the comparator
     return json.dumps(value, ensure_ascii=False)
 
 

@@ -10,7 +10,7 @@ Chat Completions (`OpenAI.stream_chat(messages, tools=[...])`), mapped from the 
 - `ThinkingBlock` -> reasoning (`content`), `TextBlock` -> text when its text is not empty (llama-index
   always keeps one TextBlock, "" when the stream sent no content), then one tool_call per entry of
   `message.additional_kwargs["tool_calls"]` (llama-index's own accumulation, `update_tool_calls`): `id`,
-  `function.name`, `function.arguments` as text as is (a dict -> json.dumps; None, no argument text, -> "").
+  `function.name`, `function.arguments` as text as is (a dict -> json.dumps; None, no argument text, stays null).
 - error: when the openai SDK raises `APIError` for an error payload in the stream (llama-index lets it
   through), the adapter returns choices [] and the body's type (or code) and message.
 - Cannot express: finish_reason and usage (the ChatResponse carries only normalised token counts and
@@ -54,11 +54,9 @@ PROMPT = [ChatMessage(role="user", content="deltacheck replay")]
 SCHEMA = {"type": "object", "properties": {}}
 
 
-def _arguments(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    if value is None:
-        return ""
+def _arguments(value: Any) -> str | None:
+    if value is None or isinstance(value, str):
+        return value  # None, no argument text, is "no arguments" to the comparator (CONTRACT 4)
     return json.dumps(value, ensure_ascii=False)
 
 

@@ -28,8 +28,7 @@ SDK's list order, then a legacy `function_call`. Empty strings give no part (the
 form). Library objects (usage, Responses annotations) are written as the SDK's own `to_dict()` does
 (`model_dump(mode="json", exclude_unset=True)`): what the stream set, without fields the SDK's
 types merely default to null (see DUMP_OPTIONS). A tool call whose arguments the SDK holds
-as None is reported with None, which the harness judges as not canonical rather than as a made-up
-string. Responses: the output items of the final response as the SDK returns them, in its order.
+as None is reported with None, which the comparator reads as no arguments (CONTRACT 4). Responses: the output items of the final response as the SDK returns them, in its order.
 
 What it cannot express: Chat annotations (no canonical Chat annotations), reasoning signatures in
 Chat (the SDK has none). The chat done event carries no call id and no choice index: `id` is read
@@ -103,8 +102,8 @@ def _dump(model: Any) -> Any:
 
 
 def _arguments(value: Any) -> Any:
-    """JSON text as the SDK holds it; a parsed value is serialised; a missing value (None) stays None, which is
-    not a canonical result: the harness then reports what the SDK returned instead of a made-up string."""
+    """JSON text as the SDK holds it; a parsed value is serialised; a missing value (None) stays None, which
+    the comparator reads as no arguments (CONTRACT 4)."""
     if value is None or isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False)

@@ -19,8 +19,8 @@ Mapping (the library's result, nothing more):
   `provider_details['raw_content']` joined, `signature` = the signature (encrypted_content).
 - `ToolCallPart` -> tool_call kind function; `id` = `tool_call_id` (pydantic-ai invents `pyd_ai_...` when
   the stream had none), `item_id` = the part's `id` (Responses item id), `arguments` = `args` as text, or
-  json.dumps of a dict; `args=None` (pydantic-ai's "no arguments", read as {} by its own
-  `args_as_dict()`) is "{}".
+  json.dumps of a dict; `args=None` (pydantic-ai's "no arguments") is passed on as null, which
+  CONTRACT 4 compares as no arguments.
 - A refusal is not a part in pydantic-ai: it is kept as text in `ModelResponse.provider_details['refusal']`.
   Its position is lost, so the adapter puts the refusal part after text and reasoning, before tool calls
   (the Chat Completions canonical order).
@@ -79,11 +79,9 @@ TOOLS = ModelRequestParameters(function_tools=[ToolDefinition(
 COMMON = frozenset({"reasoning", "reasoning_signature", "refusal", "annotations", "finish_reason", "error", "events"})
 
 
-def _arguments(args: Any) -> str:
-    if isinstance(args, str):
+def _arguments(args: Any) -> str | None:
+    if args is None or isinstance(args, str):
         return args
-    if args is None:
-        return "{}"
     return json.dumps(args, ensure_ascii=False)
 
 

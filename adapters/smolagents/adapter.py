@@ -108,7 +108,7 @@ class SmolagentsOpenAIAdapter(Adapter):
             arguments = call.function.arguments
             parts.append({"type": "tool_call", "kind": "function", "id": call.id, "item_id": None,
                           "name": call.function.name,
-                          "arguments": arguments if isinstance(arguments, str)
+                          "arguments": arguments if arguments is None or isinstance(arguments, str)
                           else json.dumps(arguments, ensure_ascii=False)})
         return {"choices": [{"index": 0, "parts": parts, "finish_reason": None, "finish_detail": None}],
                 "usage": None, "error": None}

@@ -62,6 +62,7 @@ export function chunkLocator(chunks) {
 /** Arguments as the canonical JSON text: text passes as is, a parsed value is serialised. */
 export function argumentsText(value) {
   if (typeof value === 'string') return value;
+  if (value === null || value === undefined) return null;  // no arguments: the comparator's rule (CONTRACT 4)
   const text = JSON.stringify(value);
   if (typeof text !== 'string') throw new TypeError(`the library gave tool-call arguments that are not JSON: ${String(value)}`);
   return text;
