@@ -37,6 +37,7 @@ CAPABILITIES = {
     "error": "the stream's error",
     "multiple_choices": "choices other than index 0",
     "events": "tool-call completion events emitted while streaming",
+    "flags": "a tool call kept but marked not executable (its arguments are not valid JSON)",
 }
 
 # Why a capability is absent for every adapter of one protocol: the protocol itself has no such field

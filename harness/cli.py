@@ -366,7 +366,11 @@ def explain(fixture_id: str, corpus_dir: Path) -> None:
         lines.append(f"  [{n}] {encode_chunk(chunk)}")
     if fixture.protocol == "openai-chat":
         lines.append("      [DONE]" if fixture.stream_end == "terminator" else "      (connection closes without [DONE])")
-    lines += ["", "expected result (CONTRACT.md 3):", "", pretty(fixture.expected).rstrip()]
+    if fixture.rejection:
+        lines += ["", f"expected: a rejection of the stream ({fixture.rejection['reason']}),",
+                  f"  an error matching /{fixture.rejection['matches']}/"]
+    else:
+        lines += ["", "expected result (CONTRACT.md 3):", "", pretty(fixture.expected).rstrip()]
     impl = fixture.implementation_defined
     if impl:
         lines += ["", f"implementation-defined: {impl['reason']}"]

@@ -34,7 +34,7 @@ class Divergence:
 
     def describe(self) -> str:
         if self.note:
-            return f"{self.pointer}: {self.note}"
+            return f"{self.pointer}: {self.note}" if self.pointer else self.note
         if self.observed is MISSING:
             return f"{self.pointer}: expected {_short(self.expected)}, missing"
         if self.expected is MISSING:
@@ -123,7 +123,7 @@ def normalised(result: dict[str, Any]) -> dict[str, Any]:
     if isinstance(result.get("usage"), dict):
         result = {**result, "usage": _without_null_keys(result["usage"])}
     choices = result.get("choices")
-    if isinstance(choices, list) and any(_has_no_arguments(p) for c in choices if isinstance(c, dict)
+    if isinstance(choices, list) and any(_needs_spelling(p) for c in choices if isinstance(c, dict)
                                          for p in c.get("parts", []) if isinstance(c.get("parts"), list)):
         result = {**result, "choices": [_with_arguments_spelled_once(c) for c in choices]}
     events = result.get("events")
@@ -138,6 +138,19 @@ def is_no_arguments(value: Any) -> bool:
     return value is None or (isinstance(value, str) and not value.strip())
 
 
+def _needs_spelling(part: Any) -> bool:
+    return _has_no_arguments(part) or (isinstance(part, dict) and part.get("flagged") is False)
+
+
+def _spelled_once(part: Any) -> Any:
+    """No arguments as `{}` (custom input: ""), and an unflagged call without the flag (absent is false)."""
+    if _has_no_arguments(part):
+        part = {**part, "arguments": "" if part.get("kind") == "custom" else NO_ARGUMENTS}
+    if isinstance(part, dict) and part.get("flagged") is False:
+        part = {key: value for key, value in part.items() if key != "flagged"}
+    return part
+
+
 def _has_no_arguments(part: Any) -> bool:
     if not (isinstance(part, dict) and part.get("type") == "tool_call"):
         return False
@@ -149,8 +162,7 @@ def _has_no_arguments(part: Any) -> bool:
 def _with_arguments_spelled_once(choice: Any) -> Any:
     if not isinstance(choice, dict) or not isinstance(choice.get("parts"), list):
         return choice
-    return {**choice, "parts": [{**p, "arguments": "" if p.get("kind") == "custom" else NO_ARGUMENTS}
-                                if _has_no_arguments(p) else p for p in choice["parts"]]}
+    return {**choice, "parts": [_spelled_once(p) for p in choice["parts"]]}
 
 
 def _without_null_keys(value: Any) -> Any:
@@ -264,7 +276,7 @@ def _compare_fields(pointer: str, expected: dict[str, Any], observed: Any) -> li
 
 def _field_axis(part: dict[str, Any], key: str) -> str:
     if part.get("type") == "tool_call":
-        return "arguments" if key == "arguments" else "identity"
+        return "arguments" if key in ("arguments", "flagged") else "identity"
     return "content"
 
 

@@ -211,9 +211,7 @@ def _check_file(path: Path, rel: str, fixture_v, chunk_v, tags, retired, seen, c
     seen.setdefault(fid, []).append(rel)
     if path.parent.name in PROTOCOLS and path.parent.name != data["protocol"]:
         found.append(problem("/protocol", f"{data['protocol']!r} in the {path.parent.name}/ directory", fid))
-    for position, chunk in enumerate(data["chunks"]):
-        for pointer, message in schema_problems(chunk_v[data["protocol"]], chunk, f"/chunks/{position}"):
-            found.append(problem(pointer, f"not a {data['protocol']} chunk: {message}", fid))
+    found.extend(problem(p, m, fid) for p, m in _chunk_shape_problems(data, chunk_v[data["protocol"]]))
     if data["protocol"] == "openai-responses":
         found.extend(problem(p, m, fid) for p, m in _sequence_problems(data["chunks"]))
     if data.get("stream_end") == "eof" and data["protocol"] != "openai-chat":
@@ -225,6 +223,26 @@ def _check_file(path: Path, rel: str, fixture_v, chunk_v, tags, retired, seen, c
     if check_reference and not found:
         found.extend(problem(p, m, fid) for p, m in reference_problems(fixture, outcomes))
     return fixture, found
+
+
+def _chunk_shape_problems(data: dict[str, Any], chunk_validator) -> list[tuple[str, str]]:
+    """Every chunk has its protocol's shape, except at the places an `off-schema` fixture declares."""
+    declared = set(data.get("off_schema", ()))
+    tagged = "off-schema" in data["tags"]
+    out: list[tuple[str, str]] = []
+    if bool(declared) != tagged:
+        out.append(("/off_schema", "the tag `off-schema` and the list `off_schema` come together: a fixture that breaks "
+                                   "the chunk shape says so in both"))
+    broken: set[str] = set()
+    for position, chunk in enumerate(data["chunks"]):
+        for pointer, message in schema_problems(chunk_validator, chunk, f"/chunks/{position}"):
+            if pointer in declared:
+                broken.add(pointer)
+            else:
+                out.append((pointer, f"not a {data['protocol']} chunk: {message}"))
+    for pointer in sorted(declared - broken):
+        out.append(("/off_schema", f"{pointer} is listed as off-schema, but nothing there breaks the chunk shape"))
+    return out
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -290,7 +308,17 @@ def _raw_sse_problems(data: dict[str, Any]) -> list[tuple[str, str]]:
 def _expectation_problems(fixture: Fixture) -> list[tuple[str, str]]:
     """A forbidden outcome must not describe the expected result or an acceptable one."""
     out = []
-    outcomes = [("/expected", fixture.expected)] + [
+    if (fixture.rejection is not None) != ("rejected-stream" in fixture.tags):
+        out.append(("/rejected", "the tag `rejected-stream` and `rejected` come together"))
+    if fixture.rejection is not None:
+        if fixture.raise_acceptable:
+            out.append(("/implementation_defined/raise_acceptable", "a rejected stream already accepts its rejection "
+                                                                    "(`rejected.matches`)"))
+        try:
+            re.compile(fixture.rejection["matches"])
+        except re.error as exc:
+            out.append(("/rejected/matches", f"not a regular expression: {exc}"))
+    outcomes = ([("/expected", fixture.expected)] if fixture.expected is not None else []) + [
         (f"/implementation_defined/acceptable/{i}/result", a["result"]) for i, a in enumerate(fixture.acceptable)]
     for i, rule in enumerate(fixture.forbidden):
         for pointer, value in rule["match"].items():
@@ -321,11 +349,18 @@ def forbidden_matches(rule: dict[str, Any], result: dict[str, Any]) -> bool:
 
 
 def reference_problems(fixture: Fixture, outcomes: dict[str, ReferenceOutcome] | None = None) -> list[tuple[str, str]]:
-    """The reference must reproduce `expected` exactly; anything else is a bug in one of them."""
+    """The reference must reproduce `expected` exactly, or raise the rejection `rejected` names."""
     try:
         outcome = assemble(fixture.protocol, fixture.chunks)
     except AssemblyError as exc:
-        return [(f"/chunks/{exc.chunk_index}", f"the reference cannot assemble this chunk: {exc.message}")]
+        if fixture.rejection is None:
+            return [(f"/chunks/{exc.chunk_index}", f"the reference cannot assemble this chunk: {exc.message}")]
+        if not re.search(fixture.rejection["matches"], f"AssemblyError: {exc}", re.IGNORECASE):
+            return [("/rejected/matches", f"the reference rejects the stream with \"AssemblyError: {exc}\", "
+                                          f"which /{fixture.rejection['matches']}/ does not match")]
+        return []
+    if fixture.rejection is not None:
+        return [("/rejected", "the reference assembles this stream instead of rejecting it")]
     if outcomes is not None:
         outcomes[fixture.id] = outcome
     produced = {k: v for k, v in outcome.result.items() if k != "events"}

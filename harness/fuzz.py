@@ -75,6 +75,9 @@ def _verdict(adapter, corpus: Corpus, fixture: Fixture, chunks: list[Any], timeo
 
 def fuzz_invariance(adapter, corpus: Corpus, fixture: Fixture, examples: int, timeout: float) -> FixtureFuzz:
     found = FixtureFuzz(fixture.id, fixture.protocol, "invariance", "not fuzzed")
+    if fixture.rejection:
+        found.message = "a rejected stream: not re-chunked"
+        return found
     if fixture.implementation_defined:
         # Its outcome rests on a policy, not on the provider's documentation; re-chunking can move a
         # stream across that policy (an index-less call cut in two), so it proves nothing about invariance.

@@ -39,7 +39,7 @@ class Fixture:
     tags: tuple[str, ...]
     provenance: dict[str, Any]
     chunks: tuple[Any, ...]
-    expected: dict[str, Any]
+    expected: dict[str, Any] | None  # None for a stream whose recommended outcome is a rejection
     path: str
     stream_end: str = "terminator"
     implementation_defined: dict[str, Any] | None = None
@@ -51,7 +51,7 @@ class Fixture:
     def from_json(cls, data: dict[str, Any], path: str) -> "Fixture":
         return cls(
             id=data["id"], title=data["title"], protocol=data["protocol"], tags=tuple(data["tags"]),
-            provenance=data["provenance"], chunks=tuple(data["chunks"]), expected=data["expected"], path=path,
+            provenance=data["provenance"], chunks=tuple(data["chunks"]), expected=data.get("expected"), path=path,
             stream_end=data.get("stream_end", "terminator"),
             implementation_defined=data.get("implementation_defined"), comment=data.get("comment"),
             sse=data.get("sse"), raw=data,
@@ -69,6 +69,11 @@ class Fixture:
     @property
     def forbidden(self) -> list[dict[str, Any]]:
         return list((self.implementation_defined or {}).get("forbidden", []))
+
+    @property
+    def rejection(self) -> dict[str, str] | None:
+        """`{"reason", "matches"}` when the recommended outcome is a strict rejection of the stream."""
+        return self.raw.get("rejected")
 
     @property
     def raise_acceptable(self) -> str | None:

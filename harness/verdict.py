@@ -17,7 +17,7 @@ VERDICTS = ("pass", "fail", "error", "crash", "timeout", "n/a", "skip")
 PASSING = {"pass"}
 UNSCORED = {"n/a", "skip"}
 STRIPPABLE = frozenset({"usage", "error", "finish_reason", "finish_detail", "refusal", "reasoning", "server_tools", "custom_tools",
-                        "reasoning_signature", "annotations", "item_id", "multiple_choices"})
+                        "reasoning_signature", "annotations", "item_id", "multiple_choices", "flags"})
 
 
 # -- what happened when the implementation ran ---------------------------------------------------
@@ -131,6 +131,8 @@ def strip_unsupported(result: dict[str, Any], capabilities: frozenset[str]) -> t
         drop_field("annotations", "text", "annotations")
     if "item_id" not in capabilities:
         drop_field("item_id", "tool_call", "item_id")
+    if "flags" not in capabilities:
+        drop_field("flags", "tool_call", "flagged")
     if "multiple_choices" not in capabilities:
         result["choices"] = [c for c in result.get("choices", []) if c.get("index") == 0]
     result.pop("events", None)
@@ -193,7 +195,7 @@ def _judge(fixture: Fixture, outcome: Outcome, capabilities: frozenset[str], res
         return Verdict(fixture.id, fixture.protocol, "skip", outcome.reason)
     verdict = Verdict(fixture.id, fixture.protocol, "error")
     # An implementation that produced nothing judgeable fails every axis it would have been scored on.
-    axes = exercised_axes(fixture.expected, capabilities)
+    axes = scored_axes(fixture, capabilities)
     verdict.axes = {axis: False for axis in axes}
     if isinstance(outcome, TimedOut):
         verdict.verdict, verdict.message = "timeout", f"no result within {outcome.seconds:g} s"
@@ -205,21 +207,28 @@ def _judge(fixture: Fixture, outcome: Outcome, capabilities: frozenset[str], res
         verdict.message = f"the driver broke the protocol: {outcome.message}"
         return verdict
     if isinstance(outcome, Raised):
-        if fixture.raise_acceptable and is_accepted_rejection(fixture.raise_matches, outcome.message):
+        if fixture.rejection and is_accepted_rejection(fixture.rejection["matches"], outcome.message):
+            verdict.verdict = "pass"
+            verdict.axes = {axis: True for axis in verdict.axes}
+            verdict.matched = "rejected"
+            verdict.message = f"rejected the stream, as recommended ({fixture.rejection['reason']}): {outcome.message}"
+        elif fixture.raise_acceptable and is_accepted_rejection(fixture.raise_matches, outcome.message):
             verdict.verdict = "pass"
             verdict.axes = {axis: True for axis in verdict.axes}
             verdict.matched = "raise_acceptable"
             verdict.message = f"raised, which this fixture accepts ({fixture.raise_acceptable}): {outcome.message}"
         else:
             verdict.message = f"raised: {outcome.message}"
-            if fixture.raise_acceptable:
+            if fixture.rejection:
+                verdict.message += f" (not the rejection this fixture recommends, /{fixture.rejection['matches']}/)"
+            elif fixture.raise_acceptable:
                 verdict.message += f" (not the rejection this fixture accepts, /{fixture.raise_matches}/)"
             verdict.diff = outcome.traceback
         return verdict
 
     observed = outcome.result
     verdict.observed = observed
-    if _is_expected_as_is(fixture, observed, capabilities, fast_check) and not _judge_events(
+    if fixture.expected is not None and _is_expected_as_is(fixture, observed, capabilities, fast_check) and not _judge_events(
             fixture, normalised(observed), capabilities, reference, normalised(fixture.expected)):
         return _passed(verdict, axes)
     if fast_check is not None and fast_check(observed):
@@ -233,8 +242,10 @@ def _judge(fixture: Fixture, outcome: Outcome, capabilities: frozenset[str], res
 
     observed_normal = normalised(observed)
     seen, verdict.na = strip_unsupported(observed_normal, capabilities)
-    candidates = [("expected", fixture.expected)] + [
+    candidates = ([("expected", fixture.expected)] if fixture.expected is not None else []) + [
         (f"acceptable/{i}: {a['description']}", a["result"]) for i, a in enumerate(fixture.acceptable)]
+    if not candidates:  # a rejected stream with no acceptable result: any result is a failure
+        return _not_rejected(verdict, fixture, observed_normal, axes)
     best: tuple[str, dict[str, Any], list[Divergence]] | None = None
     for label, candidate in candidates:
         candidate = normalised(candidate)
@@ -256,10 +267,37 @@ def _judge(fixture: Fixture, outcome: Outcome, capabilities: frozenset[str], res
     verdict.first_divergence = divergences[0].describe()
     verdict.forbidden = [rule["description"] for rule in fixture.forbidden if forbidden_matches(rule, observed_normal)]
     verdict.message = verdict.first_divergence
+    if fixture.rejection:
+        verdict.message = f"returned a result where a rejection is recommended; closest acceptable: {verdict.message}"
     if verdict.forbidden:
         verdict.message += f" (forbidden: {'; '.join(verdict.forbidden)})"
     verdict.diff = full_diff(want, seen)
     return verdict
+
+
+def _not_rejected(verdict: Verdict, fixture: Fixture, observed: dict[str, Any], axes: list[str]) -> Verdict:
+    """A result for a stream whose only right outcome is a rejection."""
+    divergence = Divergence("", "finish", "a rejection", observed, "returned a result; this stream is to be rejected")
+    verdict.verdict = "fail"
+    verdict.axes = {axis: axis != "finish" for axis in axes}
+    verdict.divergences = [divergence.to_json()]
+    verdict.first_divergence = divergence.describe()
+    verdict.forbidden = [rule["description"] for rule in fixture.forbidden if forbidden_matches(rule, observed)]
+    verdict.message = f"returned a result where a rejection is recommended ({fixture.rejection['reason']})"
+    if verdict.forbidden:
+        verdict.message += f" (forbidden: {'; '.join(verdict.forbidden)})"
+    return verdict
+
+
+def scored_axes(fixture: Fixture, capabilities: frozenset[str]) -> list[str]:
+    """The axes a fixture scores: those its expected result exercises; for a rejected stream, `finish`
+    (the outcome is an error) and those of the results it accepts."""
+    if fixture.expected is not None:
+        return exercised_axes(fixture.expected, capabilities)
+    axes = ["finish"]
+    for alternative in fixture.acceptable:
+        axes += [axis for axis in exercised_axes(alternative["result"], capabilities) if axis not in axes]
+    return axes
 
 
 def _is_expected_as_is(fixture: Fixture, observed: Any, capabilities: frozenset[str], fast_check) -> bool:

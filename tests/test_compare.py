@@ -133,3 +133,24 @@ def test_completion_events_spell_no_arguments_the_same_way():
 
     event = {"type": "tool_call_done", "choice": 0, "id": "c", "name": "f", "arguments": None, "after_chunk": None}
     assert normalised({**result(), "events": [event]})["events"][0]["arguments"] == "{}"
+
+
+def test_an_unflagged_call_is_one_without_the_flag():
+    from deltacheck.compare import normalised
+
+    unflagged = {**call("c", "f", '{"a":1}'), "flagged": False}
+    assert "flagged" not in normalised(result(unflagged))["choices"][0]["parts"][0]
+    flagged = {**call("c", "f", '{"a":'), "flagged": True}
+    assert [d.axis for d in compare(normalised(result(flagged)), normalised(result(call("c", "f", '{"a":'))))] == ["arguments"]
+
+
+def test_the_reference_flags_a_call_whose_arguments_are_not_json_when_the_stream_ends():
+    from deltacheck.reference import assemble
+
+    chunk = {"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"tool_calls": [
+        {"index": 0, "id": "c", "type": "function", "function": {"name": "f", "arguments": '{"a": "b'}}]}, "finish_reason": "length"}]}
+    (part,) = assemble("openai-chat", [chunk]).result["choices"][0]["parts"]
+    assert part["flagged"] is True and part["arguments"] == '{"a": "b'
+    chunk["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"] = ""
+    (part,) = assemble("openai-chat", [chunk]).result["choices"][0]["parts"]
+    assert "flagged" not in part  # no arguments is not broken arguments

@@ -6,6 +6,7 @@ A disagreement is a bug in the fixture or here, decided from the provider's docu
 
 from __future__ import annotations
 
+import json
 from typing import Any, Iterable
 
 from deltacheck.reference._parts import ReferenceOutcome
@@ -26,7 +27,21 @@ def assemble(protocol: str, chunks: Iterable[Any]) -> ReferenceOutcome:
     assembler = ASSEMBLERS[protocol]()
     for n, chunk in enumerate(chunks):
         assembler.feed(n, chunk)
-    return assembler.finish()
+    outcome = assembler.finish()
+    flag_calls_that_cannot_run(outcome.result)
+    return outcome
+
+
+def flag_calls_that_cannot_run(result: dict[str, Any]) -> None:
+    """CONTRACT 3.3, every protocol: a call whose arguments are not JSON when the stream ends is kept,
+    with its text as received, and flagged, since no client can execute it."""
+    for choice in result["choices"]:
+        for part in choice["parts"]:
+            if part["type"] == "tool_call" and part["kind"] != "custom" and part["arguments"].strip():
+                try:
+                    json.loads(part["arguments"])
+                except ValueError:
+                    part["flagged"] = True
 
 
 __all__ = ["ASSEMBLERS", "PROTOCOLS", "ReferenceOutcome", "assemble"]
