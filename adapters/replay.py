@@ -4,7 +4,8 @@ Shared by every Python adapter that replays through a mock transport or respx (s
 every adapter's own environment).
 
 The body is `request.sse`, byte for byte, handed to the client one SSE event at a time (as a server
-flushes them), so the SDK's own SSE parser runs over exactly the fixture's bytes. Counting the
+flushes them), or in the pieces a byte-level fixture cuts it into (`sse_cuts`, which may fall inside
+a multi-byte character), so the SDK's own SSE parser runs over exactly the fixture's bytes. Counting the
 pieces the client has pulled tells the index of the last chunk the library could have consumed
 when it emitted something (CONTRACT.md 3.4 `after_chunk`).
 """
@@ -18,23 +19,12 @@ BASE_URL = "http://deltacheck.invalid/v1"  # never resolved: the mock transport 
 API_KEY = "sk-deltacheck-dummy"
 
 
-def split_events(body: bytes) -> list[bytes]:
-    """`body` cut after each blank line; the pieces join back to `body` exactly."""
-    pieces, start = [], 0
-    while (end := body.find(b"\n\n", start)) >= 0:
-        pieces.append(body[start:end + 2])
-        start = end + 2
-    if start < len(body):
-        pieces.append(body[start:])
-    return pieces
-
-
 class Replay:
     """One fixture's stream as an HTTP response body, with a count of the events handed out."""
 
     def __init__(self, request: Any) -> None:
         self.body: bytes = request.sse
-        self.pieces = split_events(self.body)
+        self.pieces = request.sse_pieces()  # one per event, or where a byte-level fixture cuts the body
         self.chunk_count = len(request.chunks)
         terminator = 1 if request.protocol == "openai-chat" and request.stream_end != "eof" else 0
         # Only when every chunk is one SSE event can a piece count name a chunk.

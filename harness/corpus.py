@@ -218,6 +218,8 @@ def _check_file(path: Path, rel: str, fixture_v, chunk_v, tags, retired, seen, c
         found.append(problem("/stream_end", "`eof` only means something for openai-chat", fid))
     if "sse" in data:
         found.extend(problem(p, m, fid) for p, m in _raw_sse_problems(data))
+    if "sse_cuts" in data:
+        found.extend(problem(p, m, fid) for p, m in _cut_problems(data))
     fixture = Fixture.from_json(data, rel)
     found.extend(problem(p, m, fid) for p, m in _expectation_problems(fixture))
     if check_reference and not found:
@@ -303,6 +305,19 @@ def _raw_sse_problems(data: dict[str, Any]) -> list[tuple[str, str]]:
     if data["protocol"] == "openai-chat" and done != (data.get("stream_end", "terminator") == "terminator"):
         out.append(("/sse", "its [DONE] disagrees with `stream_end`"))
     return out
+
+
+def _cut_problems(data: dict[str, Any]) -> list[tuple[str, str]]:
+    """Byte-level cuts need the fixture's own bytes, and must fall inside them, in order."""
+    if "sse" not in data:
+        return [("/sse_cuts", "cuts are byte offsets into `sse`; this fixture has no `sse`")]
+    size = len(data["sse"].encode("utf-8"))
+    cuts = data["sse_cuts"]
+    if any(b <= a for a, b in zip(cuts, cuts[1:])):
+        return [("/sse_cuts", "offsets must increase strictly")]
+    if cuts[-1] >= size:
+        return [("/sse_cuts", f"offset {cuts[-1]} is not inside the {size}-byte body")]
+    return []
 
 
 def _expectation_problems(fixture: Fixture) -> list[tuple[str, str]]:

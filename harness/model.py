@@ -18,6 +18,7 @@ class AssemblyRequest:
     chunks: tuple[Any, ...]
     stream_end: str = "terminator"
     raw_sse: bytes | None = None  # a transport-level fixture's own bytes
+    sse_cuts: tuple[int, ...] | None = None  # byte offsets where the body is cut into network reads
 
     @cached_property
     def sse(self) -> bytes:
@@ -27,8 +28,25 @@ class AssemblyRequest:
         return render_sse(self.protocol, self.chunks, self.stream_end)
 
     def to_json(self) -> dict[str, Any]:
-        return {"fixture": self.fixture_id, "protocol": self.protocol, "chunks": list(self.chunks),
+        wire = {"fixture": self.fixture_id, "protocol": self.protocol, "chunks": list(self.chunks),
                 "stream_end": self.stream_end}
+        if self.sse_cuts:
+            wire["sse_cuts"] = list(self.sse_cuts)
+        return wire
+
+    def sse_pieces(self) -> list[bytes]:
+        """The body as a client reads it: cut at `sse_cuts`, else one piece per event (as a server flushes them)."""
+        body = self.sse
+        if self.sse_cuts:
+            edges = [0, *self.sse_cuts, len(body)]
+            return [body[start:end] for start, end in zip(edges, edges[1:])]
+        pieces, start = [], 0
+        while (end := body.find(b"\n\n", start)) >= 0:
+            pieces.append(body[start:end + 2])
+            start = end + 2
+        if start < len(body):
+            pieces.append(body[start:])
+        return pieces
 
 
 @dataclass(frozen=True)
@@ -45,6 +63,7 @@ class Fixture:
     implementation_defined: dict[str, Any] | None = None
     comment: str | None = None
     sse: str | None = None  # raw SSE text, for transport-level fixtures
+    sse_cuts: tuple[int, ...] | None = None
     raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -54,13 +73,13 @@ class Fixture:
             provenance=data["provenance"], chunks=tuple(data["chunks"]), expected=data.get("expected"), path=path,
             stream_end=data.get("stream_end", "terminator"),
             implementation_defined=data.get("implementation_defined"), comment=data.get("comment"),
-            sse=data.get("sse"), raw=data,
+            sse=data.get("sse"), sse_cuts=tuple(data["sse_cuts"]) if data.get("sse_cuts") else None, raw=data,
         )
 
     def request(self) -> AssemblyRequest:
         """The fixture with its expectations stripped: all an adapter may know."""
         raw = self.sse.encode("utf-8") if self.sse is not None else None
-        return AssemblyRequest(self.id, self.protocol, self.chunks, self.stream_end, raw)
+        return AssemblyRequest(self.id, self.protocol, self.chunks, self.stream_end, raw, self.sse_cuts)
 
     @property
     def acceptable(self) -> list[dict[str, Any]]:

@@ -46,6 +46,8 @@ def stop_request() -> dict[str, Any]:
 
 def request_from_wire(wire: dict[str, Any]) -> AssemblyRequest:
     """The AssemblyRequest a driver hands its adapter, carrying exactly the SSE bytes the harness sent."""
-    request = AssemblyRequest(wire["fixture"], wire["protocol"], tuple(wire["chunks"]), wire["stream_end"])
+    cuts = wire.get("sse_cuts")
+    request = AssemblyRequest(wire["fixture"], wire["protocol"], tuple(wire["chunks"]), wire["stream_end"],
+                              sse_cuts=tuple(cuts) if cuts else None)
     vars(request)["sse"] = wire["sse"].encode("utf-8")  # pre-fills the cached_property: serve these bytes, not a re-render
     return request

@@ -45,8 +45,8 @@ def make_handler(fixtures: dict[str, Fixture], log: Callable[[str], None] | None
             self.send_header("cache-control", "no-cache")
             self.send_header("transfer-encoding", "chunked")
             self.end_headers()
-            for event in split_events(fixture.request().sse):
-                self.wfile.write(f"{len(event):x}\r\n".encode() + event + b"\r\n")
+            for piece in fixture.request().sse_pieces():  # one chunked write per event, or per byte-level cut
+                self.wfile.write(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
                 self.wfile.flush()
             self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
@@ -56,15 +56,6 @@ def make_handler(fixtures: dict[str, Fixture], log: Callable[[str], None] | None
                 log(f"{self.address_string()} {format % args}")
 
     return ReplayHandler
-
-
-def split_events(body: bytes) -> list[bytes]:
-    """The SSE body cut after each blank line, as a server flushes events."""
-    pieces, start = [], 0
-    while (end := body.find(b"\n\n", start)) >= 0:
-        pieces.append(body[start:end + 2])
-        start = end + 2
-    return pieces + ([body[start:]] if start < len(body) else [])
 
 
 def start_server(fixtures: list[Fixture], port: int = 0, log: Callable[[str], None] | None = None) -> ThreadingHTTPServer:

@@ -43,3 +43,30 @@ def test_every_fixture_rendered_as_sse_decodes_back_to_its_chunks():
         chunks, done = decode_stream(fixture.protocol, fixture.request().sse)
         assert chunks == list(fixture.chunks), fixture.id
         assert done == (fixture.protocol == "openai-chat" and fixture.stream_end == "terminator"), fixture.id
+
+
+def test_a_byte_level_fixture_is_read_in_the_pieces_it_cuts_even_inside_a_character():
+    from deltacheck.corpus import load_corpus
+
+    fixture = load_corpus(check_reference=False).by_id()["DC-Q8V4"]
+    request = fixture.request()
+    pieces = request.sse_pieces()
+    assert b"".join(pieces) == request.sse and len(pieces) == len(fixture.sse_cuts) + 1
+    # a reader that decodes each read on its own breaks the characters the cuts fall in
+    assert "\ufffd" in "".join(piece.decode("utf-8", errors="replace") for piece in pieces)
+    assert request.to_json()["sse_cuts"] == list(fixture.sse_cuts)
+
+
+def test_cuts_must_fall_inside_the_fixtures_own_bytes_in_order(tmp_path):
+    from deltacheck.corpus import load_corpus
+    from tests.corpus_builder import TEXT_FIXTURE, fixture, make_corpus
+
+    from deltacheck.sse import render_sse
+    sse = render_sse("openai-chat", TEXT_FIXTURE["chunks"]).decode()
+    cases = {"a.json": fixture(TEXT_FIXTURE, id="DC-AAA1", sse_cuts=[3]),
+             "b.json": fixture(TEXT_FIXTURE, id="DC-AAA2", tags=["text", "transport"], sse=sse, sse_cuts=[9, 4]),
+             "c.json": fixture(TEXT_FIXTURE, id="DC-AAA3", tags=["text", "transport"], sse=sse, sse_cuts=[len(sse)])}
+    corpus = load_corpus(make_corpus(tmp_path, {f"openai-chat/{name}": data for name, data in cases.items()}))
+    messages = sorted((p.fixture_id, p.message) for p in corpus.problems)
+    assert [fid for fid, _ in messages] == ["DC-AAA1", "DC-AAA2", "DC-AAA3"]
+    assert "no `sse`" in messages[0][1] and "increase strictly" in messages[1][1] and "not inside" in messages[2][1]

@@ -172,7 +172,7 @@ async function anthropicChoice(result) {
 // -- running -------------------------------------------------------------------------------------
 
 async function run(mode, request) {
-  const fetch = replayFetch(request.sse);
+  const fetch = replayFetch(request.sse, { cuts: request.sse_cuts });
   let provider, model;
   if (mode.family === 'openai') {
     provider = createOpenAI({ apiKey: FAKE_API_KEY, baseURL: `${FAKE_BASE_URL}/v1`, fetch });

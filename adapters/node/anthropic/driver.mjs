@@ -59,7 +59,7 @@ async function run(request) {
   const locate = chunkLocator(request.chunks);
   const events = [];
   const client = new Anthropic({
-    apiKey: FAKE_API_KEY, baseURL: FAKE_BASE_URL, fetch: replayFetch(request.sse), maxRetries: 0, timeout: 8000,
+    apiKey: FAKE_API_KEY, baseURL: FAKE_BASE_URL, fetch: replayFetch(request.sse, { cuts: request.sse_cuts }), maxRetries: 0, timeout: 8000,
   });
   const stream = client.messages.stream({
     model: 'claude-sonnet-4-5', max_tokens: 1024, messages: [{ role: 'user', content: 'deltacheck' }],

@@ -6,26 +6,29 @@ export const FAKE_API_KEY = 'sk-deltacheck-dummy';
 
 /**
  * A `fetch` for an SDK constructor: every call answers 200 with the request's SSE text as a
- * `text/event-stream` body, delivered as a ReadableStream in `pieces` byte slices of equal size (so
- * the slices may cut lines, events and multi-byte characters, as a network does).
+ * `text/event-stream` body, delivered as a ReadableStream cut at `cuts` (byte offsets: a byte-level
+ * fixture's `sse_cuts`), or else in `pieces` byte slices of equal size (so the slices may cut lines,
+ * events and multi-byte characters, as a network does).
  * `calls` records what the SDK asked for (method and url), for diagnostics.
  */
-export function replayFetch(sseText, { pieces = 4 } = {}) {
+export function replayFetch(sseText, { pieces = 4, cuts = null } = {}) {
   const bytes = new TextEncoder().encode(sseText);
   const calls = [];
+  const size = Math.max(1, Math.ceil(bytes.length / pieces));
+  const edges = cuts && cuts.length ? [0, ...cuts, bytes.length]
+    : Array.from({ length: Math.ceil(bytes.length / size) + 1 }, (_, i) => Math.min(i * size, bytes.length));
   async function fetch(input, init = {}) {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input?.url;
     calls.push({ method: init.method ?? input?.method ?? 'GET', url });
-    const size = Math.max(1, Math.ceil(bytes.length / pieces));
-    let offset = 0;
+    let next = 1;
     const body = new ReadableStream({
       pull(controller) {
-        if (offset >= bytes.length) {
+        if (next >= edges.length) {
           controller.close();
           return;
         }
-        controller.enqueue(bytes.slice(offset, offset + size));
-        offset += size;
+        controller.enqueue(bytes.slice(edges[next - 1], edges[next]));
+        next += 1;
       },
     });
     return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });

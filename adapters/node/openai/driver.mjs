@@ -32,9 +32,10 @@ import {
 const VERSION = installedVersion(import.meta.url, 'openai');
 const mode = process.argv[2];
 
-function client(sse) {
+function client(request) {
   return new OpenAI({
-    apiKey: FAKE_API_KEY, baseURL: `${FAKE_BASE_URL}/v1`, fetch: replayFetch(sse), maxRetries: 0, timeout: 8000,
+    apiKey: FAKE_API_KEY, baseURL: `${FAKE_BASE_URL}/v1`, fetch: replayFetch(request.sse, { cuts: request.sse_cuts }),
+    maxRetries: 0, timeout: 8000,
   });
 }
 
@@ -83,7 +84,7 @@ async function runChat(request) {
   const locate = chunkLocator(request.chunks);
   const events = [];
   let current = null;  // the chunk the library is processing: 'chunk' fires before its done events
-  const stream = client(request.sse).chat.completions.stream({
+  const stream = client(request).chat.completions.stream({
     model: 'gpt-4o', messages: [{ role: 'user', content: 'deltacheck' }],
   });
   stream.on('chunk', (chunk) => {
@@ -144,7 +145,7 @@ function responseParts(output) {
 }
 
 async function runResponses(request) {
-  const stream = client(request.sse).responses.stream({ model: 'gpt-4o', input: 'deltacheck' });
+  const stream = client(request).responses.stream({ model: 'gpt-4o', input: 'deltacheck' });
   let response;
   try {
     response = await stream.finalResponse();
