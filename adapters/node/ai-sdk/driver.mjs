@@ -278,7 +278,8 @@ const MODES = {
     capabilities: ['finish_detail', 'reasoning', 'reasoning_signature', 'annotations', 'item_id', 'custom_tools', 'usage',
       'error', 'events'],
     get capability_notes() { return protocolNotes('openai-responses', this.capabilities, {
-      finish_reason: 'rawFinishReason is incomplete_details.reason; the response status is not exposed',
+      finish_reason: 'the response status is not exposed: rawFinishReason is incomplete_details.reason (mapped as finish_detail), '
+        + "or the SDK's own 'error' for a failed response",
       refusal: '@ai-sdk/openai emits response.refusal.delta as a text-delta, indistinguishable from text',
     }); },
     choice: responsesChoice,
