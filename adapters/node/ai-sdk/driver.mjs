@@ -21,7 +21,7 @@
 // `openai.tools.customTool`). maxRetries is 0.
 //
 // Mapping (never repaired): Chat Completions has no part order on the wire, so that mode reads
-// `result.reasoning` / `result.text` / `result.toolCalls` in the canonical kind order; the other two
+// `result.reasoningText` / `result.text` / `result.toolCalls` in the canonical kind order; the other two
 // read `result.content` in the SDK's order. Tool-call input is the SDK's parsed value serialised with
 // JSON.stringify (an invalid call the SDK could not parse carries the raw text, passed as is).
 // finish_reason is `rawFinishReason` (the provider's value; the normalised `finishReason` is not
@@ -32,14 +32,16 @@
 // reasoning item exactly as the SDK itself turns them back into one when it sends them to the
 // provider (@ai-sdk/openai convertToOpenAIResponsesInput: grouped by itemId, each non-empty text a
 // summary text, the last encrypted content given wins). The SDK never reads reasoning_text, so the
-// canonical text is what it kept of it: nothing. streamText does not throw: an `error` part whose error is the provider's error
-// (the error chunk/event object, or the APICallError carrying it when it came before any output)
-// becomes `error`; any other error part (the SDK rejecting a chunk, for example) is raised.
+// canonical text is what it kept of it: nothing.
+// streamText does not throw: an `error` part whose error is the provider's error (the error
+// chunk/event object, or the APICallError carrying it when it came before any output) becomes
+// `error`; any other error part (the SDK rejecting a chunk, for example) is raised.
 //
 // What it cannot express (n/a):
 //   all modes: multiple choices.
-//   openai-chat: refusal (the provider streams refusal deltas as text), reasoning (no
-//     reasoning_content / reasoning handling), annotations.
+//   openai-chat: refusal (the provider streams refusal deltas as text; the SDK has no refusal
+//     part), annotations. Reasoning is the result's reasoningText, which the SDK has a place for
+//     though @ai-sdk/openai's chat chunk schema reads no reasoning_content / reasoning (judged).
 //   openai-responses: finish_reason (rawFinishReason is incomplete_details.reason, the status is
 //     not exposed), refusal (streamed as text).
 //   anthropic: server tools (provider-executed calls and results are reshaped, block types lost).
@@ -140,6 +142,8 @@ function callArguments(call, textInput = false) {
 
 async function chatChoice(result) {
   const parts = [];
+  const reasoning = await result.reasoningText;  // undefined when the SDK produced no reasoning part
+  if (typeof reasoning === 'string' && reasoning !== '') parts.push(reasoningPart(reasoning));
   const text = await result.text;
   if (text !== '') parts.push(textPart(text));
   for (const call of await result.toolCalls) {
@@ -262,14 +266,13 @@ async function run(mode, request) {
 const MODES = {
   'openai-chat': {
     name: 'ai-sdk-openai-chat', family: 'openai', api: 'chat', protocols: ['openai-chat'],
-    capabilities: ['finish_reason', 'usage', 'error', 'events'],
+    capabilities: ['reasoning', 'finish_reason', 'usage', 'error', 'events'],
     get capability_notes() { return protocolNotes('openai-chat', this.capabilities, {
-      reasoning: "@ai-sdk/openai's chat chunk schema has no reasoning_content / reasoning field, so streamText yields no reasoning part",
       refusal: "@ai-sdk/openai's chat model streams refusal deltas as text, indistinguishable from content",
       multiple_choices: "@ai-sdk/openai's chat model reads choices[0] of every chunk",
     }); },
     choice: chatChoice,
-    code_path: 'ai streamText() with createOpenAI({fetch}).chat(model): the final result\'s text, toolCalls, '
+    code_path: 'ai streamText() with createOpenAI({fetch}).chat(model): the final result\'s reasoningText, text, toolCalls, '
       + 'rawFinishReason and usage.raw, and the provider error and tool-call parts (events) from fullStream; '
       + 'the SSE bytes come from a custom fetch, so the provider\'s own SSE parser runs',
   },
