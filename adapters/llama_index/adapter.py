@@ -11,14 +11,15 @@ Chat Completions (`OpenAI.stream_chat(messages, tools=[...])`), mapped from the 
   always keeps one TextBlock, "" when the stream sent no content), then one tool_call per entry of
   `message.additional_kwargs["tool_calls"]` (llama-index's own accumulation, `update_tool_calls`): `id`,
   `function.name`, `function.arguments` as text as is (a dict -> json.dumps; None, no argument text, -> "").
+- refusal = `ChatResponse.additional_kwargs["refusal"]` (see Responses: the same result type keeps a
+  refusal there), after the text. The Chat Completions code never fills it, and that is judged.
 - usage: the last ChatResponse's `additional_kwargs` token counts (`prompt_tokens`, `completion_tokens`,
   `total_tokens`: llama-index copies these three keys of the chunk's usage, under the provider's own
   names, and keeps nothing else of it); null when it holds none.
 - error: when the openai SDK raises `APIError` for an error payload in the stream (llama-index lets it
   through), the adapter returns choices [] and the body's type (or code) and message.
 - Cannot express: finish_reason (no field for it; `raw` is only the last chunk, passed through as the
-  SDK parsed it), refusal (no refusal block, and the Chat Completions code reads no refusal), annotations,
-  several choices (llama-index reads `choices[0]` of every chunk whatever its index), events (each
+  SDK parsed it), annotations, several choices (llama-index reads `choices[0]` of every chunk whatever its index), events (each
   ChatResponse holds every call as accumulated so far, from its first fragment on; nothing marks a
   call complete).
 
@@ -78,6 +79,12 @@ def _arguments(value: Any) -> str:
     if value is None:
         return ""
     return json.dumps(value, ensure_ascii=False)
+
+
+def _refusal(response: ChatResponse) -> str | None:
+    """The refusal llama-index keeps on a ChatResponse (its Responses output parser writes it there)."""
+    refusal = response.additional_kwargs.get("refusal")
+    return refusal if isinstance(refusal, str) and refusal else None
 
 
 def _custom_tool_names(chunks: list[Any]) -> set[str]:
@@ -142,13 +149,12 @@ class LlamaIndexOpenAIChat(_LlamaIndexAdapter):
     name = manifest_name("llama-index-openai-chat")
     protocol = "openai-chat"
     protocols = frozenset({protocol})
-    capabilities = frozenset({"reasoning", "usage", "error"})
+    capabilities = frozenset({"refusal", "reasoning", "usage", "error"})
     capability_notes = protocol_notes('openai-chat', capabilities,
         events=("stream_chat yields cumulative ChatResponses that hold every call as accumulated so far, from its first "
                 "fragment on; nothing marks a call complete"),
         finish_reason="the ChatResponse has no finish_reason field; `raw` is only the last chunk, passed through as the SDK parsed it",
-        multiple_choices='llama-index reads choices[0] of every chunk whatever its index',
-        refusal="llama-index has no refusal block, and its Chat Completions code reads no refusal (streamed or not)")
+        multiple_choices='llama-index reads choices[0] of every chunk whatever its index')
     code_path = ("llama_index.llms.openai.OpenAI(http_client=httpx.Client(MockTransport serving request.sse))"
                  ".stream_chat(messages, tools=...), mapped from the last ChatResponse's message and token counts")
 
@@ -170,6 +176,8 @@ class LlamaIndexOpenAIChat(_LlamaIndexAdapter):
                 continue  # the same calls as additional_kwargs["tool_calls"], mapped below
             else:
                 raise TypeError(f"the adapter has no mapping for llama-index block {type(block).__name__}")
+        if refusal := _refusal(last):
+            parts.append({"type": "refusal", "text": refusal})
         for call in last.message.additional_kwargs.get("tool_calls") or []:
             function = call.function
             parts.append({"type": "tool_call", "kind": "function", "id": call.id, "item_id": None,
@@ -225,8 +233,7 @@ class LlamaIndexOpenAIResponses(_LlamaIndexAdapter):
                               "arguments": _arguments(block.tool_kwargs)})
             else:
                 raise TypeError(f"the adapter has no mapping for llama-index block {type(block).__name__}")
-        refusal = last.additional_kwargs.get("refusal")
-        if isinstance(refusal, str) and refusal:
+        if refusal := _refusal(last):
             texts = [i for i, part in enumerate(parts) if part["type"] == "text"]
             parts.insert(texts[-1] + 1 if texts else len(parts), {"type": "refusal", "text": refusal})
         usage = last.additional_kwargs.get("usage")
