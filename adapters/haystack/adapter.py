@@ -25,12 +25,16 @@ Mapping (the library's result, nothing more):
   `meta["status"]`, finish_detail = `meta["incomplete_details"]["reason"]`, usage = `meta["usage"]`,
   error = `meta["error"]` (`code` -> `type`), as haystack keeps them; its normalised
   `meta["finish_reason"]` is not used.
+- refusal: an assistant ChatMessage keeps its refusal in `meta["refusal"]` (haystack's own convention:
+  `from_openai_dict_format` puts it there, `to_openai_dict_format` sends it back), placed after the
+  message's text, before its tool calls. Neither streaming converter fills it, and that is judged.
 - error: when the openai SDK raises `APIError` for an error payload in the stream (haystack lets it
   through), the adapter returns choices [] and the body's type (or code) and message.
 
-Cannot express: refusal (haystack's ChatMessage has no refusal content; refusals are dropped),
-annotations, Responses custom tool calls (ToolCall has no kind), server tools, tool-call completion
-events (haystack's StreamingChunk has no "call done" signal).
+Cannot express: annotations (TextContent has only text), Responses custom tool calls (ToolCall's
+`arguments` is a dict, which cannot hold a custom call's free-text input, and no haystack code path
+reads custom_tool_call items), server tools, tool-call completion events (a StreamingChunk carries
+tool-call deltas only; nothing marks a call complete, and the ToolCalls are built after the stream).
 """
 
 from __future__ import annotations
@@ -57,6 +61,8 @@ from deltacheck.model import AssemblyRequest  # noqa: E402
 
 LIBRARY = "haystack-ai"
 VERSION = importlib.metadata.version(LIBRARY)
+EVENTS_NOTE = ("haystack's StreamingChunk carries tool-call deltas only (ToolCallDelta, `start` on a call's first); "
+               "nothing marks a call complete, and run() builds the ToolCalls only after the stream has ended")
 TOOL = Tool(name="lookup", description="any tool", parameters={"type": "object", "properties": {}},
             function=lambda **kwargs: None)
 
@@ -104,6 +110,10 @@ class _HaystackAdapter(Adapter):
                 parts.append(self._tool_call(content))
             else:
                 raise TypeError(f"the adapter has no mapping for haystack content {type(content).__name__}")
+        refusal = message.meta.get("refusal")
+        if isinstance(refusal, str) and refusal:
+            calls = [i for i, part in enumerate(parts) if part["type"] == "tool_call"]
+            parts.insert(calls[0] if calls else len(parts), {"type": "refusal", "text": refusal})
         return parts
 
     def _tool_call(self, call: ToolCall) -> dict[str, Any]:
@@ -114,10 +124,8 @@ class HaystackOpenAIChat(_HaystackAdapter):
     name = manifest_name("haystack-openai-chat")
     protocol = "openai-chat"
     protocols = frozenset({protocol})
-    capabilities = frozenset({"reasoning", "finish_reason", "usage", "error", "multiple_choices"})
-    capability_notes = protocol_notes('openai-chat', capabilities,
-        refusal="haystack's ChatMessage has no refusal content: refusal deltas are dropped",
-        events="haystack's StreamingChunk has no tool-call completion signal, and run() returns only the final replies")
+    capabilities = frozenset({"refusal", "reasoning", "finish_reason", "usage", "error", "multiple_choices"})
+    capability_notes = protocol_notes('openai-chat', capabilities, events=EVENTS_NOTE)
     generator_class = OpenAIChatGenerator
     code_path = ("haystack OpenAIChatGenerator(http_client_kwargs={'transport': httpx.MockTransport serving "
                  "request.sse}).run(messages, streaming_callback=...), mapped from the returned ChatMessage replies")
@@ -137,12 +145,13 @@ class HaystackOpenAIResponses(_HaystackAdapter):
     name = manifest_name("haystack-openai-responses")
     protocol = "openai-responses"
     protocols = frozenset({protocol})
-    capabilities = frozenset({"finish_detail", "reasoning", "reasoning_signature", "item_id", "finish_reason", "usage", "error"})
+    capabilities = frozenset({"finish_detail", "refusal", "reasoning", "reasoning_signature", "item_id", "finish_reason",
+                              "usage", "error"})
     capability_notes = protocol_notes('openai-responses', capabilities,
-        annotations="haystack's TextContent keeps no annotations",
-        custom_tools="haystack's ToolCall has no kind, so a custom tool call cannot be told from a function call",
-        refusal="haystack's ChatMessage has no refusal content: refusal deltas are dropped",
-        events="haystack's StreamingChunk has no tool-call completion signal, and run() returns only the final replies")
+        annotations="haystack's TextContent has only text: annotation events are left in chunk meta and the message keeps none",
+        custom_tools=("haystack has no custom tool call: ToolCall.arguments is a dict, which cannot hold a custom call's "
+                      "free-text input, and neither Responses path (streaming or not) reads custom_tool_call items"),
+        events=EVENTS_NOTE)
     generator_class = OpenAIResponsesChatGenerator
     code_path = ("haystack OpenAIResponsesChatGenerator(http_client_kwargs={'transport': httpx.MockTransport "
                  "serving request.sse}).run(messages, streaming_callback=...), mapped from the returned ChatMessage")

@@ -39,12 +39,16 @@ What the result type cannot express (left out of capabilities, judged n/a):
 * usage everywhere: `usage_metadata` is LangChain's own summed shape, not the provider's object, and
   the provider's raw usage is not kept in `response_metadata` on any streaming path;
 * events: `.stream()` yields message chunks only, no tool-call completion events;
-* multiple choices: ChatOpenAI reads `choices[0]` of every chunk and has one message;
-* Chat Completions reasoning: ChatOpenAI documents that `reasoning_content` / `reasoning` are not
-  extracted (out of scope, "use a provider-specific package"); Chat annotations likewise.
+* multiple choices: ChatOpenAI reads `choices[0]` of every chunk and has one message.
 Refusal IS declared for the Chat path although its streaming converter drops `delta.refusal`: the
 message type carries it (`additional_kwargs["refusal"]`, filled by the non-streaming path), so a lost
-refusal is the library's behaviour, not a missing field. Likewise Responses `reasoning` is declared
+refusal is the library's behaviour, not a missing field. Chat `reasoning` is declared for the same
+reason: the message type carries Chat Completions reasoning as `additional_kwargs["reasoning_content"]`
+(langchain-core reads it there for its `reasoning` content block, and the LangChain integrations for
+servers that stream `reasoning_content` fill it), but ChatOpenAI's Chat converter
+(`_convert_delta_to_message_chunk`) copies only content, function_call and tool_calls from a delta
+(its documentation: `reasoning_content` is "not extracted"), so the reasoning is lost, and that is
+judged. Likewise Responses `reasoning` is declared
 (summaries and `encrypted_content` are kept) although `reasoning_text` deltas are not: such a part's
 text is the library's, i.e. empty. A legacy `function_call` without any `arguments` is reported with
 arguments "" (langchain keeps no parsed view of it).
@@ -163,11 +167,10 @@ class LangChainOpenAIChat(_LangChainAdapter):
     library = "langchain-openai"
     version = _dist_version("langchain-openai")
     protocols = frozenset({"openai-chat"})
-    capabilities = frozenset({"refusal", "finish_reason", "error"})
+    capabilities = frozenset({"refusal", "reasoning", "finish_reason", "error"})
     capability_notes = protocol_notes('openai-chat', capabilities,
         events='.stream() yields AIMessageChunks only, with no tool-call completion events',
         multiple_choices='ChatOpenAI reads choices[0] of every chunk and yields one message',
-        reasoning="NOT YET MAPPED: the AIMessage type carries reasoning (reasoning content blocks / additional_kwargs, as the Responses path fills them), though ChatOpenAI's Chat streaming converter does not extract reasoning_content -- the same situation as refusal, which is declared",
         usage="usage_metadata is LangChain's own summed token counts; the provider's usage object is not kept in response_metadata when streaming")
     code_path = ("langchain_openai.ChatOpenAI(http_client=httpx2.Client(transport=MockTransport)).stream() on the "
                  "Chat Completions path, the yielded AIMessageChunks summed with +; the fixture SSE goes through "
@@ -183,6 +186,9 @@ class LangChainOpenAIChat(_LangChainAdapter):
 
     def _choice(self, merged: AIMessageChunk) -> dict[str, Any]:
         parts: list[dict[str, Any]] = []
+        reasoning = merged.additional_kwargs.get("reasoning_content")
+        if isinstance(reasoning, str) and reasoning:
+            parts.append({"type": "reasoning", "text": reasoning, "summary": [], "signature": None})
         content = merged.content
         if isinstance(content, str):
             if content:

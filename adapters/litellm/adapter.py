@@ -205,7 +205,8 @@ class LitellmAnthropicAdapter(_LitellmCompletion):
     capability_notes = protocol_notes('anthropic-messages', capabilities,
         events='CustomStreamWrapper yields OpenAI-style deltas only and stream_chunk_builder returns one ModelResponse: no tool-call completion events',
         finish_detail="stop_sequence is not on litellm's OpenAI-shaped message",
-        finish_reason="litellm exposes only its OpenAI-style translation of stop_reason (end_turn -> stop), not Anthropic's own value",
+        finish_reason=("litellm exposes its OpenAI-style translation of stop_reason (end_turn -> stop); Anthropic's own value "
+                       "is kept (provider_specific_fields['stop_reason']) only for refusal and pause_turn"),
         usage="litellm's Usage (prompt_tokens / completion_tokens) replaces Anthropic's usage object")
     code_path = ("litellm.completion(model='anthropic/...', stream=True) through litellm's Anthropic handler over a "
                  "respx-mocked httpx client serving the fixture SSE, then litellm.stream_chunk_builder(chunks)")

@@ -215,7 +215,8 @@ class PydanticAIOpenAIResponses(_OpenAIAdapter):
     protocols = frozenset({protocol})
     capabilities = COMMON | {"item_id"}
     capability_notes = protocol_notes('openai-responses', capabilities,
-        custom_tools='pydantic-ai does not support Responses custom tool calls: it drops them with a warning',
+        custom_tools=("pydantic-ai has no custom (freeform) tool: a request cannot declare one, and its Responses stream "
+                      "handler drops a custom_tool_call item with a 'not yet implemented' warning"),
         finish_detail="pydantic-ai keeps no incomplete_details apart (provider_details['finish_reason'] holds the incomplete reason in place of the status)",
         usage="usage is normalised into pydantic-ai's RequestUsage; the provider's usage object is not kept")
     model_class = OpenAIResponsesModel

@@ -8,37 +8,53 @@
 // createAnthropic answers with the fixture's SSE text, so the provider's SSE parser and chunk
 // schemas run. The whole fullStream is consumed, then the final result is read.
 //
+// Events: each `tool-call` part of the fullStream (the SDK emits it when it has the call's complete
+// input, while the stream is still being read) is a `tool_call_done` event. streamText is asked for
+// the provider's raw chunks too (includeRawChunks), which come through the same fullStream in order,
+// just before what the provider made of them; after_chunk is the fixture chunk the last raw chunk
+// was. A provider-executed call is an event only on Anthropic, where a server_tool_use block is a
+// tool call of the canonical result; on Responses a hosted tool item (web_search_call, ...) is none.
+//
 // Request configuration: the SDK surfaces a tool call only for a declared tool, so every tool name
 // found in the chunks is declared before streaming (a function tool with the permissive schema
 // {type: "object"} and no execute function; a Responses custom tool call's name as
 // `openai.tools.customTool`). maxRetries is 0.
 //
 // Mapping (never repaired): Chat Completions has no part order on the wire, so that mode reads
-// `result.reasoning` / `result.text` / `result.toolCalls` in the canonical kind order; the other two
+// `result.reasoningText` / `result.text` / `result.toolCalls` in the canonical kind order; the other two
 // read `result.content` in the SDK's order. Tool-call input is the SDK's parsed value serialised with
 // JSON.stringify (an invalid call the SDK could not parse carries the raw text, passed as is).
 // finish_reason is `rawFinishReason` (the provider's value; the normalised `finishReason` is not
-// used), finish_detail is Anthropic's `providerMetadata.anthropic.stopSequence`; usage is
-// `usage.raw`. streamText does not throw: an `error` part whose error is the provider's error
-// (the error chunk/event object, or the APICallError carrying it when it came before any output)
-// becomes `error`; any other error part (the SDK rejecting a chunk, for example) is raised.
+// used), finish_detail is Anthropic's `providerMetadata.anthropic.stopSequence`, or on Responses
+// `rawFinishReason` (there the provider's incomplete_details.reason); usage is `usage.raw`.
+// Responses reasoning: the SDK gives one reasoning part per summary part, each with
+// providerMetadata.openai.itemId (and reasoningEncryptedContent); the parts of one item are one
+// reasoning item exactly as the SDK itself turns them back into one when it sends them to the
+// provider (@ai-sdk/openai convertToOpenAIResponsesInput: grouped by itemId, each non-empty text a
+// summary text, the last encrypted content given wins). The SDK never reads reasoning_text, so the
+// canonical text is what it kept of it: nothing.
+// streamText does not throw: an `error` part whose error is the provider's error (the error
+// chunk/event object, or the APICallError carrying it when it came before any output) becomes
+// `error`; any other error part (the SDK rejecting a chunk, for example) is raised.
 //
 // What it cannot express (n/a):
-//   all modes: multiple choices, events.
-//   openai-chat: refusal (the provider streams refusal deltas as text), reasoning (no
-//     reasoning_content / reasoning handling), annotations.
+//   all modes: multiple choices.
+//   openai-chat: refusal (the provider streams refusal deltas as text; the SDK has no refusal
+//     part), annotations. Reasoning is the result's reasoningText, which the SDK has a place for
+//     though @ai-sdk/openai's chat chunk schema reads no reasoning_content / reasoning (judged).
 //   openai-responses: finish_reason (rawFinishReason is incomplete_details.reason, the status is
-//     not exposed), reasoning (summaries become untyped reasoning parts, reasoning_text is not kept
-//     apart), server tools (provider-executed calls are skipped).
-//   anthropic: annotations (citations become separate `source` parts), server tools (provider-
-//     executed calls and results are reshaped, block types lost).
+//     not exposed), refusal (streamed as text).
+//   anthropic: server tools (provider-executed calls and results are reshaped, block types lost).
+// Anthropic annotations are the text part's providerMetadata.anthropic.citations, where the SDK keeps
+// the provider's own citation objects (it keeps web search citations there; document citations it
+// turns into separate `source` parts only, so they are lost from the text).
 
 import { streamText, jsonSchema, tool, APICallError } from 'ai';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { serve, installedVersion, protocolNotes } from '../common/driver.mjs';
 import {
-  FAKE_API_KEY, FAKE_BASE_URL, replayFetch, orNull, argumentsText,
+  FAKE_API_KEY, FAKE_BASE_URL, replayFetch, chunkLocator, orNull, argumentsText,
   textPart, reasoningPart, redactedPart, toolCallPart,
 } from '../common/replay.mjs';
 
@@ -126,6 +142,8 @@ function callArguments(call, textInput = false) {
 
 async function chatChoice(result) {
   const parts = [];
+  const reasoning = await result.reasoningText;  // undefined when the SDK produced no reasoning part
+  if (typeof reasoning === 'string' && reasoning !== '') parts.push(reasoningPart(reasoning));
   const text = await result.text;
   if (text !== '') parts.push(textPart(text));
   for (const call of await result.toolCalls) {
@@ -135,9 +153,34 @@ async function chatChoice(result) {
   return { index: 0, parts, finish_reason: orNull(await result.rawFinishReason), finish_detail: null };
 }
 
+/** The reasoning parts of one item as that item (see the header: the SDK's own grouping). */
+function reasoningItem(sdkParts) {
+  const summary = [];
+  let encrypted = null;
+  for (const part of sdkParts) {
+    if (part.text.length > 0) summary.push(part.text);
+    const content = part.providerMetadata?.openai?.reasoningEncryptedContent;
+    if (content !== undefined && content !== null) encrypted = content;
+  }
+  return reasoningPart('', summary, encrypted);
+}
+
 async function responsesChoice(result, names) {
   const parts = [];
+  const reasoningItems = new Map();  // itemId -> {sdkParts, index}: where that item's part is
   for (const part of await result.content) {
+    if (part.type === 'reasoning') {
+      const itemId = part.providerMetadata?.openai?.itemId;
+      let item = typeof itemId === 'string' ? reasoningItems.get(itemId) : undefined;
+      if (item === undefined) {
+        item = { sdkParts: [], index: parts.length };
+        parts.push(null);
+        if (typeof itemId === 'string') reasoningItems.set(itemId, item);
+      }
+      item.sdkParts.push(part);
+      parts[item.index] = reasoningItem(item.sdkParts);
+      continue;
+    }
     if (part.type === 'text') {
       parts.push(textPart(part.text, part.providerMetadata?.openai?.annotations ?? []));
     } else if (part.type === 'tool-call' && !part.providerExecuted) {
@@ -146,14 +189,14 @@ async function responsesChoice(result, names) {
         orNull(part.toolName), callArguments(part, kind === 'custom')));
     }
   }
-  return { index: 0, parts, finish_reason: null, finish_detail: null };
+  return { index: 0, parts, finish_reason: null, finish_detail: orNull(await result.rawFinishReason) };
 }
 
 async function anthropicChoice(result) {
   const parts = [];
   for (const part of await result.content) {
     if (part.type === 'text') {
-      parts.push(textPart(part.text));
+      parts.push(textPart(part.text, part.providerMetadata?.anthropic?.citations ?? []));
     } else if (part.type === 'reasoning') {
       const meta = part.providerMetadata?.anthropic ?? {};
       if (typeof meta.redactedData === 'string') parts.push(redactedPart(meta.redactedData));
@@ -184,13 +227,25 @@ async function run(mode, request) {
   const names = toolNames(request.protocol, request.chunks);
   const tools = declareTools(provider, names);
   const result = streamText({
-    model, prompt: 'deltacheck', maxRetries: 0,
+    model, prompt: 'deltacheck', maxRetries: 0, includeRawChunks: true,
     ...(Object.keys(tools).length ? { tools } : {}),
     onError: () => {},  // error parts are read from fullStream below
   });
+  const locate = chunkLocator(request.chunks);
   const errors = [];
+  const events = [];
   for await (const part of result.fullStream) {
-    if (part.type === 'error') errors.push(part.error);
+    if (part.type === 'raw') {
+      locate(part.rawValue);
+    } else if (part.type === 'tool-call' && (!part.providerExecuted || mode.serverCalls)) {
+      const custom = names.custom.has(part.toolName);
+      events.push({
+        type: 'tool_call_done', choice: 0, id: orNull(part.toolCallId), name: orNull(part.toolName),
+        arguments: callArguments(part, custom), after_chunk: locate.last(),
+      });
+    } else if (part.type === 'error') {
+      errors.push(part.error);
+    }
   }
   const foreign = errors.find((e) => providerError(e) === null);
   if (foreign !== undefined) {
@@ -202,56 +257,53 @@ async function run(mode, request) {
     choice = await mode.choice(result, names);
     usage = orNull((await result.usage)?.raw);
   } catch (err) {
-    if (error) return { choices: [], usage: null, error };  // the SDK built no step after the error
+    if (error) return { choices: [], usage: null, error, events };  // the SDK built no step after the error
     throw err;
   }
-  return { choices: [choice], usage, error };
+  return { choices: [choice], usage, error, events };
 }
 
 const MODES = {
   'openai-chat': {
     name: 'ai-sdk-openai-chat', family: 'openai', api: 'chat', protocols: ['openai-chat'],
-    capabilities: ['finish_reason', 'usage', 'error'],
+    capabilities: ['reasoning', 'finish_reason', 'usage', 'error', 'events'],
     get capability_notes() { return protocolNotes('openai-chat', this.capabilities, {
-      events: "NOT YET MAPPED: streamText's fullStream has per-call tool-input-end / tool-call parts, emitted while streaming",
-      reasoning: "@ai-sdk/openai's chat chunk schema has no reasoning_content / reasoning field, so streamText yields no reasoning part",
       refusal: "@ai-sdk/openai's chat model streams refusal deltas as text, indistinguishable from content",
       multiple_choices: "@ai-sdk/openai's chat model reads choices[0] of every chunk",
     }); },
     choice: chatChoice,
-    code_path: 'ai streamText() with createOpenAI({fetch}).chat(model): the final result\'s text, toolCalls, '
-      + 'rawFinishReason and usage.raw, and the provider error from fullStream; the SSE bytes come from a '
-      + 'custom fetch, so the provider\'s own SSE parser runs',
+    code_path: 'ai streamText() with createOpenAI({fetch}).chat(model): the final result\'s reasoningText, text, toolCalls, '
+      + 'rawFinishReason and usage.raw, and the provider error and tool-call parts (events) from fullStream; '
+      + 'the SSE bytes come from a custom fetch, so the provider\'s own SSE parser runs',
   },
   'openai-responses': {
     name: 'ai-sdk-openai-responses', family: 'openai', api: 'responses', protocols: ['openai-responses'],
-    capabilities: ['annotations', 'item_id', 'custom_tools', 'usage', 'error'],
+    capabilities: ['finish_detail', 'reasoning', 'reasoning_signature', 'annotations', 'item_id', 'custom_tools', 'usage',
+      'error', 'events'],
     get capability_notes() { return protocolNotes('openai-responses', this.capabilities, {
-      events: "NOT YET MAPPED: streamText's fullStream has per-call tool-input-end / tool-call parts, emitted while streaming",
-      reasoning: 'NOT YET MAPPED: streamText yields reasoning parts (result.reasoning / reasoningText, one per summary part, with providerMetadata.openai.itemId)',
-      reasoning_signature: 'NOT YET MAPPED: reasoning parts carry providerMetadata.openai.reasoningEncryptedContent',
-      finish_detail: "NOT YET MAPPED: rawFinishReason is the response's incomplete_details.reason",
-      finish_reason: 'rawFinishReason is incomplete_details.reason; the response status is not exposed',
+      finish_reason: 'the response status is not exposed: rawFinishReason is incomplete_details.reason (mapped as finish_detail), '
+        + "or the SDK's own 'error' for a failed response",
       refusal: '@ai-sdk/openai emits response.refusal.delta as a text-delta, indistinguishable from text',
     }); },
     choice: responsesChoice,
     code_path: 'ai streamText() with createOpenAI({fetch}).responses(model): the final result\'s content '
-      + '(providerMetadata.openai itemId and annotations) and usage.raw, and the provider error from '
-      + 'fullStream; the SSE bytes come from a custom fetch, so the provider\'s own SSE parser runs',
+      + '(providerMetadata.openai itemId, annotations and reasoningEncryptedContent), rawFinishReason and '
+      + 'usage.raw, and the provider error and tool-call parts (events) from fullStream; the SSE bytes come '
+      + 'from a custom fetch, so the provider\'s own SSE parser runs',
   },
   anthropic: {
-    name: 'ai-sdk-anthropic', family: 'anthropic', protocols: ['anthropic-messages'],
-    capabilities: ['finish_detail', 'reasoning', 'reasoning_signature', 'finish_reason', 'usage', 'error'],
+    name: 'ai-sdk-anthropic', family: 'anthropic', protocols: ['anthropic-messages'], serverCalls: true,
+    capabilities: ['finish_detail', 'reasoning', 'reasoning_signature', 'annotations', 'finish_reason', 'usage', 'error',
+      'events'],
     get capability_notes() { return protocolNotes('anthropic-messages', this.capabilities, {
-      events: "NOT YET MAPPED: streamText's fullStream has per-call tool-input-end / tool-call parts, emitted while streaming",
-      annotations: 'citations become separate source parts, detached from the text they annotate',
-      server_tools: 'provider-executed calls and results are reshaped into tool-call / tool-result parts, their block types lost',
+      server_tools: 'provider-executed results become tool-result parts re-keyed into the SDK\'s own shape (a web_search_tool_result\'s '
+        + 'content becomes {url, title, pageAge, encryptedContent, type}), and the result block type is not kept',
     }); },
     choice: anthropicChoice,
     code_path: 'ai streamText() with createAnthropic({fetch})(model): the final result\'s content '
-      + '(providerMetadata.anthropic signature / redactedData), rawFinishReason, providerMetadata stopSequence '
-      + 'and usage.raw, and the provider error from fullStream; the SSE bytes come from a custom fetch, so '
-      + 'the provider\'s own SSE parser runs',
+      + '(providerMetadata.anthropic signature / redactedData / citations), rawFinishReason, providerMetadata stopSequence '
+      + 'and usage.raw, and the provider error and tool-call parts (events) from fullStream; the SSE bytes '
+      + 'come from a custom fetch, so the provider\'s own SSE parser runs',
   },
 };
 

@@ -4,7 +4,9 @@
 //   chat       openai-node-chat: `client.chat.completions.stream(...)` (ChatCompletionStream), result
 //              from `finalChatCompletion()`, plus its `tool_calls.function.arguments.done` events.
 //   responses  openai-node-responses: `client.responses.stream(...)` (ResponseStream), result from
-//              `finalResponse()`.
+//              `finalResponse()`, plus the `response.output_item.done` events it re-emits for
+//              function_call / custom_tool_call items (the call as the event carries it; after_chunk
+//              is the chunk its `event` event was, emitted just before).
 // The bytes get in through the client's own fetch path: a custom `fetch` given to the OpenAI
 // constructor answers with the fixture's SSE text, so the SDK's own SSE decoder and Stream run.
 //
@@ -16,8 +18,8 @@
 //     public `currentChatCompletionSnapshot` at the moment of the event, and the choice is the one the
 //     chunk being processed carries (or, when it carries several, the one whose call matches the
 //     event's index, name and arguments).
-//   responses: events (ResponseStream only re-emits the provider's own events), multiple choices,
-//     server tools. The final Response is mapped item by item.
+//   responses: multiple choices, server tools (not in this protocol). The final Response is mapped
+//     item by item.
 // An APIError the SDK raises for the provider's error chunk/event becomes `error` with no choices;
 // so does a flat Responses error event, which ResponseStream rejects with as is (it re-emits every
 // event under its own type, and 'error' is its error channel).
@@ -145,13 +147,24 @@ function responseParts(output) {
 }
 
 async function runResponses(request) {
+  const locate = chunkLocator(request.chunks);
+  const events = [];
   const stream = client(request).responses.stream({ model: 'gpt-4o', input: 'deltacheck' });
+  stream.on('event', (event) => { locate(event); });  // fires before the event's own name
+  stream.on('response.output_item.done', (event) => {
+    const item = event.item;
+    if (item?.type !== 'function_call' && item?.type !== 'custom_tool_call') return;
+    events.push({
+      type: 'tool_call_done', choice: 0, id: orNull(item.call_id), name: orNull(item.name),
+      arguments: argumentsText(item.type === 'function_call' ? item.arguments : item.input), after_chunk: locate.last(),
+    });
+  });
   let response;
   try {
     response = await stream.finalResponse();
   } catch (err) {
     const result = providerError(err);
-    if (result) return result;
+    if (result) return { ...result, events };
     throw err;
   }
   const failure = response.error;
@@ -167,6 +180,7 @@ async function runResponses(request) {
     }],
     usage: orNull(response.usage),
     error,
+    events,
   };
 }
 
@@ -185,13 +199,11 @@ const MODES = {
     name: 'openai-node-responses',
     protocols: ['openai-responses'],
     capabilities: ['finish_detail', 'refusal', 'reasoning', 'reasoning_signature', 'annotations', 'item_id', 'custom_tools',
-      'finish_reason', 'usage', 'error'],
-    get capability_notes() { return protocolNotes('openai-responses', this.capabilities, {
-      events: "NOT YET MAPPED: ResponseStream re-emits the provider's response.output_item.done events for function and "
-        + 'custom tool calls, which the openai-python-responses adapter maps as events',
-    }); },
-    code_path: 'openai-node client.responses.stream() (ResponseStream) -> finalResponse(); the SSE bytes '
-      + 'come from a custom fetch given to the client, so the SDK\'s own SSE parser runs',
+      'finish_reason', 'usage', 'error', 'events'],
+    get capability_notes() { return protocolNotes('openai-responses', this.capabilities); },
+    code_path: 'openai-node client.responses.stream() (ResponseStream) -> finalResponse(), with its '
+      + 'response.output_item.done events for function and custom tool calls; the SSE bytes come from a custom '
+      + 'fetch given to the client, so the SDK\'s own SSE parser runs',
     run: runResponses,
   },
 };
