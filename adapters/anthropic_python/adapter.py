@@ -76,6 +76,9 @@ def _arguments(value: Any) -> Any:
     return value if isinstance(value, str) else json.dumps(_dump(value), ensure_ascii=False)
 
 
+# Why `flags` (CONTRACT 3.3: a call kept but marked not executable) is left out.
+FLAGS_NOTE = "a ToolUseBlock's `input` is the SDK's parse of the input JSON; nothing marks an input that was cut off or did not parse"
+
 class AnthropicMessagesAdapter(Adapter):
     name = manifest_name("anthropic-python")
     library = "anthropic"
@@ -83,7 +86,7 @@ class AnthropicMessagesAdapter(Adapter):
     protocols = frozenset({"anthropic-messages"})
     capabilities = frozenset({"finish_detail", "reasoning", "reasoning_signature", "annotations", "server_tools", "finish_reason",
                               "usage", "error", "events"})
-    capability_notes = protocol_notes('anthropic-messages', capabilities)
+    capability_notes = protocol_notes('anthropic-messages', capabilities, flags=FLAGS_NOTE)
     code_path = ("anthropic.Anthropic().messages.stream(...) iterated to the end, then get_final_message(); the "
                  "fixture's SSE bytes are served by httpx2.MockTransport through the httpx2.Client passed as http_client")
 

@@ -67,6 +67,9 @@ TOOL = Tool(name="lookup", description="any tool", parameters={"type": "object",
             function=lambda **kwargs: None)
 
 
+# Why `flags` (CONTRACT 3.3: a call kept but marked not executable) is left out.
+FLAGS_NOTE = "haystack's ToolCall holds parsed arguments only: a call whose text does not parse is dropped with a warning, so no call is ever kept and marked"
+
 class _HaystackAdapter(Adapter):
     library = LIBRARY
     version = VERSION
@@ -125,7 +128,7 @@ class HaystackOpenAIChat(_HaystackAdapter):
     protocol = "openai-chat"
     protocols = frozenset({protocol})
     capabilities = frozenset({"refusal", "reasoning", "finish_reason", "usage", "error", "multiple_choices"})
-    capability_notes = protocol_notes('openai-chat', capabilities, events=EVENTS_NOTE)
+    capability_notes = protocol_notes('openai-chat', capabilities, flags=FLAGS_NOTE, events=EVENTS_NOTE)
     generator_class = OpenAIChatGenerator
     code_path = ("haystack OpenAIChatGenerator(http_client_kwargs={'transport': httpx.MockTransport serving "
                  "request.sse}).run(messages, streaming_callback=...), mapped from the returned ChatMessage replies")
@@ -147,7 +150,7 @@ class HaystackOpenAIResponses(_HaystackAdapter):
     protocols = frozenset({protocol})
     capabilities = frozenset({"finish_detail", "refusal", "reasoning", "reasoning_signature", "item_id", "finish_reason",
                               "usage", "error"})
-    capability_notes = protocol_notes('openai-responses', capabilities,
+    capability_notes = protocol_notes('openai-responses', capabilities, flags=FLAGS_NOTE,
         annotations="haystack's TextContent has only text: annotation events are left in chunk meta and the message keeps none",
         custom_tools=("haystack has no custom tool call: ToolCall.arguments is a dict, which cannot hold a custom call's "
                       "free-text input, and neither Responses path (streaming or not) reads custom_tool_call items"),

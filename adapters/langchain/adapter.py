@@ -25,7 +25,8 @@ Tool calls. The merged chunk carries two views: `tool_call_chunks` (per call: th
 (derived from `tool_call_chunks` at construction by `parse_partial_json`, which closes truncated
 JSON and moves what it cannot parse to `invalid_tool_calls`). The adapters report what a LangChain
 user reads, `tool_calls` (arguments serialised with `json.dumps`) or, for a call whose text does
-not parse, its `invalid_tool_calls` entry with the raw text; each derived from its own chunk entry,
+not parse, its `invalid_tool_calls` entry with the raw text, flagged (CONTRACT 3.3: LangChain's own
+mark that the call is not executable); each derived from its own chunk entry,
 so the calls stay in the library's order. `parse_partial_json`'s repair of a truncated or
 concatenated argument text is the library's behaviour and is judged as such.
 For Responses the ordered `content` blocks are mapped instead (`function_call` blocks carry the same
@@ -138,8 +139,11 @@ def _tool_calls_from_chunks(merged: AIMessageChunk) -> list[dict[str, Any]]:
         args = derived.get("args")
         if not isinstance(args, str):
             args = json.dumps(args, ensure_ascii=False)  # a parsed tool_calls entry holds a dict
-        parts.append({"type": "tool_call", "kind": "function", "id": derived.get("id"), "item_id": None,
-                      "name": derived.get("name"), "arguments": args})
+        part = {"type": "tool_call", "kind": "function", "id": derived.get("id"), "item_id": None,
+                "name": derived.get("name"), "arguments": args}
+        if not derived_msg.tool_calls:
+            part["flagged"] = True  # LangChain's own mark: an invalid_tool_calls entry is not executable
+        parts.append(part)
     return parts
 
 
@@ -167,7 +171,7 @@ class LangChainOpenAIChat(_LangChainAdapter):
     library = "langchain-openai"
     version = _dist_version("langchain-openai")
     protocols = frozenset({"openai-chat"})
-    capabilities = frozenset({"refusal", "reasoning", "finish_reason", "error"})
+    capabilities = frozenset({"refusal", "reasoning", "finish_reason", "error", "flags"})
     capability_notes = protocol_notes('openai-chat', capabilities,
         events='.stream() yields AIMessageChunks only, with no tool-call completion events',
         multiple_choices='ChatOpenAI reads choices[0] of every chunk and yields one message',
@@ -219,7 +223,7 @@ class LangChainOpenAIResponses(_LangChainAdapter):
     version = _dist_version("langchain-openai")
     protocols = frozenset({"openai-responses"})
     capabilities = frozenset({"finish_detail", "refusal", "reasoning", "reasoning_signature", "annotations", "item_id",
-                              "custom_tools", "finish_reason", "error"})
+                              "custom_tools", "finish_reason", "error", "flags"})
     capability_notes = protocol_notes('openai-responses', capabilities,
         events='.stream() yields AIMessageChunks only, with no tool-call completion events',
         usage="usage_metadata is LangChain's own summed token counts; the provider's usage object is not kept in response_metadata when streaming")
@@ -237,6 +241,7 @@ class LangChainOpenAIResponses(_LangChainAdapter):
 
     def _choice(self, merged: AIMessageChunk) -> dict[str, Any]:
         parts: list[dict[str, Any]] = []
+        invalid = {call.get("id") for call in merged.invalid_tool_calls}
         content = merged.content
         blocks = [content] if isinstance(content, str) else content
         for block in blocks:
@@ -256,9 +261,11 @@ class LangChainOpenAIResponses(_LangChainAdapter):
                               "summary": [s.get("text", "") for s in block.get("summary") or []],
                               "signature": block.get("encrypted_content")})
             elif btype == "function_call":
-                parts.append({"type": "tool_call", "kind": "function", "id": block.get("call_id"),
-                              "item_id": block.get("id"), "name": block.get("name"),
-                              "arguments": block.get("arguments")})
+                part = {"type": "tool_call", "kind": "function", "id": block.get("call_id"),
+                        "item_id": block.get("id"), "name": block.get("name"), "arguments": block.get("arguments")}
+                if block.get("call_id") in invalid:
+                    part["flagged"] = True  # the message lists this call among its invalid_tool_calls
+                parts.append(part)
             elif btype == "custom_tool_call":
                 parts.append({"type": "tool_call", "kind": "custom", "id": block.get("call_id"),
                               "item_id": block.get("id"), "name": block.get("name"),
@@ -279,7 +286,7 @@ class LangChainAnthropic(_LangChainAdapter):
     version = _dist_version("langchain-anthropic")
     protocols = frozenset({"anthropic-messages"})
     capabilities = frozenset({"finish_detail", "reasoning", "reasoning_signature", "annotations", "server_tools",
-                              "finish_reason", "error"})
+                              "finish_reason", "error", "flags"})
     capability_notes = protocol_notes('anthropic-messages', capabilities,
         events='.stream() yields AIMessageChunks only, with no tool-call completion events',
         usage="usage_metadata is LangChain's own summed token counts; the provider's usage object is not kept in response_metadata when streaming")

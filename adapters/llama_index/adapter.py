@@ -99,6 +99,9 @@ def _custom_tool_names(chunks: list[Any]) -> set[str]:
     return names
 
 
+# Why `flags` (CONTRACT 3.3: a call kept but marked not executable) is left out.
+FLAGS_NOTE = "llama-index keeps a call's argument text (additional_kwargs tool calls, ToolCallBlock.tool_kwargs); no field marks it unparsable"
+
 class _LlamaIndexAdapter(Adapter):
     library = LIBRARY
     version = VERSION
@@ -148,7 +151,7 @@ class LlamaIndexOpenAIChat(_LlamaIndexAdapter):
     protocol = "openai-chat"
     protocols = frozenset({protocol})
     capabilities = frozenset({"refusal", "reasoning", "usage", "error"})
-    capability_notes = protocol_notes('openai-chat', capabilities,
+    capability_notes = protocol_notes('openai-chat', capabilities, flags=FLAGS_NOTE,
         events=("stream_chat yields cumulative ChatResponses that hold every call as accumulated so far, from its first "
                 "fragment on; nothing marks a call complete"),
         finish_reason="the ChatResponse has no finish_reason field; `raw` is only the last chunk, passed through as the SDK parsed it",
@@ -191,7 +194,7 @@ class LlamaIndexOpenAIResponses(_LlamaIndexAdapter):
     protocol = "openai-responses"
     protocols = frozenset({protocol})
     capabilities = frozenset({"refusal", "reasoning", "reasoning_signature", "custom_tools", "usage", "error", "events"})
-    capability_notes = protocol_notes('openai-responses', capabilities,
+    capability_notes = protocol_notes('openai-responses', capabilities, flags=FLAGS_NOTE,
         annotations=("llama-index keeps annotations as one message-level list (additional_kwargs['annotations']), "
                      "which does not say which text part each belongs to"),
         finish_detail="the ChatResponse has no field for incomplete_details; `raw` is only the last event, passed through as the SDK parsed it",

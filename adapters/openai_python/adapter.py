@@ -62,6 +62,9 @@ MODEL = "gpt-4o"
 # -- transport -----------------------------------------------------------------------------------
 
 
+# Why `flags` (CONTRACT 3.3: a call kept but marked not executable) is left out.
+FLAGS_NOTE = "the SDK keeps a call's arguments as text and marks nothing: `parsed_arguments` is filled only for strict tools given to the stream helper, with no invalid state"
+
 class _Served:
     """An OpenAI client whose HTTP requests to `path` are answered with the replay, via respx."""
 
@@ -121,7 +124,7 @@ class OpenAIChatAdapter(_Base):
     name = manifest_name("openai-python-chat")
     protocols = frozenset({"openai-chat"})
     capabilities = frozenset({"refusal", "reasoning", "finish_reason", "usage", "error", "multiple_choices", "events"})
-    capability_notes = protocol_notes('openai-chat', capabilities)
+    capability_notes = protocol_notes('openai-chat', capabilities, flags=FLAGS_NOTE)
     code_path = ("openai.OpenAI().chat.completions.stream(...) iterated to the end, then get_final_completion(); "
                  "the fixture's SSE bytes are served by respx to the httpx.Client passed as http_client")
 
@@ -206,7 +209,7 @@ class OpenAIResponsesAdapter(_Base):
     protocols = frozenset({"openai-responses"})
     capabilities = frozenset({"finish_detail", "refusal", "reasoning", "reasoning_signature", "annotations", "item_id", "custom_tools",
                               "finish_reason", "usage", "error", "events"})
-    capability_notes = protocol_notes('openai-responses', capabilities)
+    capability_notes = protocol_notes('openai-responses', capabilities, flags=FLAGS_NOTE)
     code_path = ("openai.OpenAI().responses.stream(...) iterated to the end, then get_final_response(); "
                  "the fixture's SSE bytes are served by respx to the httpx.Client passed as http_client")
 

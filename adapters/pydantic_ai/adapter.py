@@ -97,6 +97,9 @@ def _provider_error(exc: ModelAPIError) -> dict[str, Any] | None:
     return {"type": exc.provider_error_type or exc.provider_error_code, "message": message}
 
 
+# Why `flags` (CONTRACT 3.3: a call kept but marked not executable) is left out.
+FLAGS_NOTE = "a ToolCallPart keeps `args` as received; pydantic-ai validates them only when it runs the tool, and marks nothing on the part"
+
 class _PydanticAIAdapter(Adapter):
     library = LIBRARY
     version = VERSION
@@ -201,7 +204,7 @@ class PydanticAIOpenAIChat(_OpenAIAdapter):
     protocol = "openai-chat"
     protocols = frozenset({protocol})
     capabilities = COMMON
-    capability_notes = protocol_notes('openai-chat', capabilities,
+    capability_notes = protocol_notes('openai-chat', capabilities, flags=FLAGS_NOTE,
         multiple_choices='ModelResponse is one message; pydantic-ai reads choices[0] of every chunk whatever its index',
         usage="usage is normalised into pydantic-ai's RequestUsage; the provider's usage object is not kept")
     model_class = OpenAIChatModel
@@ -214,7 +217,7 @@ class PydanticAIOpenAIResponses(_OpenAIAdapter):
     protocol = "openai-responses"
     protocols = frozenset({protocol})
     capabilities = COMMON | {"item_id"}
-    capability_notes = protocol_notes('openai-responses', capabilities,
+    capability_notes = protocol_notes('openai-responses', capabilities, flags=FLAGS_NOTE,
         custom_tools=("pydantic-ai has no custom (freeform) tool: a request cannot declare one, and its Responses stream "
                       "handler drops a custom_tool_call item with a 'not yet implemented' warning"),
         finish_detail="pydantic-ai keeps no incomplete_details apart (provider_details['finish_reason'] holds the incomplete reason in place of the status)",
@@ -229,7 +232,7 @@ class PydanticAIAnthropic(_PydanticAIAdapter):
     protocol = "anthropic-messages"
     protocols = frozenset({protocol})
     capabilities = COMMON - {"refusal"}
-    capability_notes = protocol_notes('anthropic-messages', capabilities,
+    capability_notes = protocol_notes('anthropic-messages', capabilities, flags=FLAGS_NOTE,
         finish_detail='pydantic-ai keeps no stop_sequence',
         server_tools="NativeToolCallPart / NativeToolReturnPart carry pydantic-ai's tool kind, not the provider's block type",
         usage="usage is normalised into pydantic-ai's RequestUsage; the provider's usage object is not kept")

@@ -41,6 +41,9 @@ FAKE_BASE = "https://deltacheck.invalid/v1"
 DUMMY_KEY = "sk-deltacheck-dummy"
 
 
+# Why `flags` (CONTRACT 3.3: a call kept but marked not executable) is left out.
+FLAGS_NOTE = "smolagents keeps a call's arguments as text; nothing in its message marks them unparsable"
+
 class _LookupTool(Tool):
     """A placeholder tool so the request carries `tools`; the replayed stream decides which calls come back."""
 
@@ -75,7 +78,7 @@ class SmolagentsOpenAIAdapter(Adapter):
     version = _dist_version("smolagents")
     protocols = frozenset({"openai-chat"})
     capabilities = frozenset({"error"})
-    capability_notes = protocol_notes('openai-chat', capabilities,
+    capability_notes = protocol_notes('openai-chat', capabilities, flags=FLAGS_NOTE,
         events='generate_stream yields ChatMessageStreamDeltas only: no tool-call completion events',
         finish_reason='generate_stream drops finish_reason: a delta carries content, tool_calls and token_usage only',
         multiple_choices='smolagents reads only choices[0] of each chunk',

@@ -23,7 +23,8 @@
 // Mapping (never repaired): Chat Completions has no part order on the wire, so that mode reads
 // `result.reasoningText` / `result.text` / `result.toolCalls` in the canonical kind order; the other two
 // read `result.content` in the SDK's order. Tool-call input is the SDK's parsed value serialised with
-// JSON.stringify (an invalid call the SDK could not parse carries the raw text, passed as is).
+// JSON.stringify (an invalid call the SDK could not parse carries the raw text, passed as is, and its
+// `invalid: true` is the canonical `flagged`).
 // finish_reason is `rawFinishReason` (the provider's value; the normalised `finishReason` is not
 // used), finish_detail is Anthropic's `providerMetadata.anthropic.stopSequence`, or on Responses
 // `rawFinishReason` (there the provider's incomplete_details.reason); usage is `usage.raw`.
@@ -148,7 +149,8 @@ async function chatChoice(result) {
   if (text !== '') parts.push(textPart(text));
   for (const call of await result.toolCalls) {
     if (call.providerExecuted) continue;
-    parts.push(toolCallPart('function', orNull(call.toolCallId), null, orNull(call.toolName), callArguments(call)));
+    parts.push(toolCallPart('function', orNull(call.toolCallId), null, orNull(call.toolName), callArguments(call),
+      call.invalid === true));
   }
   return { index: 0, parts, finish_reason: orNull(await result.rawFinishReason), finish_detail: null };
 }
@@ -186,7 +188,7 @@ async function responsesChoice(result, names) {
     } else if (part.type === 'tool-call' && !part.providerExecuted) {
       const kind = names.custom.has(part.toolName) ? 'custom' : 'function';
       parts.push(toolCallPart(kind, orNull(part.toolCallId), orNull(part.providerMetadata?.openai?.itemId),
-        orNull(part.toolName), callArguments(part, kind === 'custom')));
+        orNull(part.toolName), callArguments(part, kind === 'custom'), part.invalid === true));
     }
   }
   return { index: 0, parts, finish_reason: null, finish_detail: orNull(await result.rawFinishReason) };
@@ -202,7 +204,8 @@ async function anthropicChoice(result) {
       if (typeof meta.redactedData === 'string') parts.push(redactedPart(meta.redactedData));
       else parts.push(reasoningPart(part.text, [], orNull(meta.signature)));
     } else if (part.type === 'tool-call' && !part.providerExecuted) {
-      parts.push(toolCallPart('function', orNull(part.toolCallId), null, orNull(part.toolName), callArguments(part)));
+      parts.push(toolCallPart('function', orNull(part.toolCallId), null, orNull(part.toolName), callArguments(part),
+        part.invalid === true));
     }
   }
   const metadata = await result.providerMetadata;
@@ -266,7 +269,7 @@ async function run(mode, request) {
 const MODES = {
   'openai-chat': {
     name: 'ai-sdk-openai-chat', family: 'openai', api: 'chat', protocols: ['openai-chat'],
-    capabilities: ['reasoning', 'finish_reason', 'usage', 'error', 'events'],
+    capabilities: ['reasoning', 'finish_reason', 'usage', 'error', 'events', 'flags'],
     get capability_notes() { return protocolNotes('openai-chat', this.capabilities, {
       refusal: "@ai-sdk/openai's chat model streams refusal deltas as text, indistinguishable from content",
       multiple_choices: "@ai-sdk/openai's chat model reads choices[0] of every chunk",
@@ -279,7 +282,7 @@ const MODES = {
   'openai-responses': {
     name: 'ai-sdk-openai-responses', family: 'openai', api: 'responses', protocols: ['openai-responses'],
     capabilities: ['finish_detail', 'reasoning', 'reasoning_signature', 'annotations', 'item_id', 'custom_tools', 'usage',
-      'error', 'events'],
+      'error', 'events', 'flags'],
     get capability_notes() { return protocolNotes('openai-responses', this.capabilities, {
       finish_reason: 'the response status is not exposed: rawFinishReason is incomplete_details.reason (mapped as finish_detail), '
         + "or the SDK's own 'error' for a failed response",
@@ -294,7 +297,7 @@ const MODES = {
   anthropic: {
     name: 'ai-sdk-anthropic', family: 'anthropic', protocols: ['anthropic-messages'], serverCalls: true,
     capabilities: ['finish_detail', 'reasoning', 'reasoning_signature', 'annotations', 'finish_reason', 'usage', 'error',
-      'events'],
+      'events', 'flags'],
     get capability_notes() { return protocolNotes('anthropic-messages', this.capabilities, {
       server_tools: 'provider-executed results become tool-result parts re-keyed into the SDK\'s own shape (a web_search_tool_result\'s '
         + 'content becomes {url, title, pageAge, encryptedContent, type}), and the result block type is not kept',

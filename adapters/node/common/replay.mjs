@@ -75,8 +75,9 @@ export const textPart = (text, annotations = []) => ({ type: 'text', text, annot
 export const refusalPart = (text) => ({ type: 'refusal', text });
 export const reasoningPart = (text, summary = [], signature = null) => ({ type: 'reasoning', text, summary, signature });
 export const redactedPart = (data) => ({ type: 'redacted_reasoning', data });
-export const toolCallPart = (kind, id, itemId, name, args) =>
-  ({ type: 'tool_call', kind, id, item_id: itemId, name, arguments: args });
+/** `flagged`: the library marks the call not executable (CONTRACT.md 3.3); only then is the key written. */
+export const toolCallPart = (kind, id, itemId, name, args, flagged = false) =>
+  ({ type: 'tool_call', kind, id, item_id: itemId, name, arguments: args, ...(flagged ? { flagged: true } : {}) });
 export const serverToolResultPart = (blockType, toolUseId, content) =>
   ({ type: 'server_tool_result', block_type: blockType, tool_use_id: toolUseId, content });
 

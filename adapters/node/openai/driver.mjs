@@ -31,6 +31,9 @@ import {
   textPart, refusalPart, reasoningPart, toolCallPart,
 } from '../common/replay.mjs';
 
+// Why `flags` (CONTRACT.md 3.3: a call kept but marked not executable) is left out.
+const FLAGS_NOTE = 'the SDK keeps a call\'s arguments as text and marks nothing (parsed_arguments exists only for '
+  + 'auto-parseable tools, with no invalid state)';
 const VERSION = installedVersion(import.meta.url, 'openai');
 const mode = process.argv[2];
 
@@ -189,7 +192,7 @@ const MODES = {
     name: 'openai-node-chat',
     protocols: ['openai-chat'],
     capabilities: ['refusal', 'reasoning', 'finish_reason', 'usage', 'error', 'multiple_choices', 'events'],
-    get capability_notes() { return protocolNotes('openai-chat', this.capabilities); },
+    get capability_notes() { return protocolNotes('openai-chat', this.capabilities, { flags: FLAGS_NOTE }); },
     code_path: 'openai-node client.chat.completions.stream() (ChatCompletionStream) -> finalChatCompletion(), '
       + 'with its tool_calls.function.arguments.done events; the SSE bytes come from a custom fetch '
       + 'given to the client, so the SDK\'s own SSE parser runs',
@@ -200,7 +203,7 @@ const MODES = {
     protocols: ['openai-responses'],
     capabilities: ['finish_detail', 'refusal', 'reasoning', 'reasoning_signature', 'annotations', 'item_id', 'custom_tools',
       'finish_reason', 'usage', 'error', 'events'],
-    get capability_notes() { return protocolNotes('openai-responses', this.capabilities); },
+    get capability_notes() { return protocolNotes('openai-responses', this.capabilities, { flags: FLAGS_NOTE }); },
     code_path: 'openai-node client.responses.stream() (ResponseStream) -> finalResponse(), with its '
       + 'response.output_item.done events for function and custom tool calls; the SSE bytes come from a custom '
       + 'fetch given to the client, so the SDK\'s own SSE parser runs',
