@@ -119,8 +119,7 @@ class ChatAssembler:
             return  # only metadata (Gemini's extra_content): nothing here identifies or fills a call
         call = choice.current.get(key)
         if call is None:
-            call = _resent_whole(choice, new_id, new_name, arguments) or self._open_call(choice, slot, key, n)
-            choice.current[key] = call
+            call = self._open_call(choice, slot, key, n)
         elif (_complete(call) and (new_id is not None or new_name is not None or slot is None)
               and not self._is_resent(call, new_id, new_name, arguments)):
             call = self._open_call(choice, slot, key, n)  # rules 4 and 5: a reused index, after a whole call
@@ -229,16 +228,6 @@ def _append_reasoning(n: int, delta: dict[str, Any], into: list[str]) -> None:
         raise AssemblyError(n, "delta carries different `reasoning_content` and `reasoning` fragments")
     if present:
         _append_text(n, delta, present[0], into)
-
-
-def _resent_whole(choice: _Choice, new_id: str | None, new_name: str | None, arguments: Any) -> _Call | None:
-    """Rule 4: the finished call that an entry at another index repeats whole (its id, its name or
-    none, exactly its arguments), if any: LocalAI reports one call at several indexes."""
-    for call in choice.calls:
-        if (new_id is not None and call.id == new_id and new_name in (None, call.name)
-                and _complete(call) and arguments == call.arguments):
-            return call
-    return None
 
 
 def _resends_whole(so_far: str, value: str) -> bool:
