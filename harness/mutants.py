@@ -289,6 +289,55 @@ class _NumericErrorCodeDropped(ChatAssembler):
             self.error["type"] = None
 
 
+class _CumulativeArgumentsAppended(ChatAssembler):
+    """Every arguments fragment is appended, even one that re-sends the whole arguments so far."""
+
+    def _add_arguments(self, n, call, value):
+        if isinstance(value, str):
+            call.last_chunk = n
+            call.arguments += value
+        else:
+            super()._add_arguments(n, call, value)
+
+
+class _ResentCallOpensNewCall(ChatAssembler):
+    """A whole call emitted again (same index, id and name) is taken as a second call."""
+
+    @staticmethod
+    def _is_resent(call, new_id, new_name, arguments):
+        return False
+
+
+class _LegacyStubOpensCall(ChatAssembler):
+    """Any delta.function_call opens a legacy call, even an empty stub beside tool_calls."""
+
+    def _feed_legacy_function_call(self, n, choice, fragment):
+        if choice.legacy is None and isinstance(fragment, dict):
+            choice.legacy = self._open_call(choice, None, None, n)
+        super()._feed_legacy_function_call(n, choice, fragment)
+
+
+class _LastFinishReasonWins(ChatAssembler):
+    """finish_reason overwritten by every later non-empty value of the choice."""
+
+    def _feed_choice(self, n, raw):
+        super()._feed_choice(n, raw)
+        if isinstance(raw, dict) and raw.get("finish_reason") not in (None, "") and raw.get("index") in self.choices:
+            self.choices[raw["index"]].finish_reason = raw["finish_reason"]
+
+
+class _ReasoningFieldsBothTaken(ChatAssembler):
+    """reasoning_content and reasoning in one delta each contribute their text."""
+
+    def _feed_choice(self, n, raw):
+        delta = raw.get("delta") if isinstance(raw, dict) else None
+        if isinstance(delta, dict) and isinstance(delta.get("reasoning"), str) and isinstance(delta.get("reasoning_content"), str):
+            super()._feed_choice(n, {**raw, "delta": {k: v for k, v in delta.items() if k != "reasoning"}})
+            self.choices[raw["index"]].reasoning.append(delta["reasoning"])
+            return
+        super()._feed_choice(n, raw)
+
+
 # -- OpenAI Responses ----------------------------------------------------------------------------
 
 
@@ -417,6 +466,16 @@ MUTANTS: list[type[Mutant]] = [
             {"openai-chat": _NameSnapshotAppended}),
     _mutant("numeric-error-code-dropped", "an error's numeric code (no textual type) lost from the error",
             {"openai-chat": _NumericErrorCodeDropped}),
+    _mutant("cumulative-arguments-appended", "arguments re-sent whole so far appended to themselves instead of replacing them",
+            {"openai-chat": _CumulativeArgumentsAppended}),
+    _mutant("resent-call-opens-new-call", "a whole call emitted again with its own id and name taken as a second call",
+            {"openai-chat": _ResentCallOpensNewCall}),
+    _mutant("legacy-stub-opens-call", "an empty legacy function_call stub beside tool_calls opens a phantom call",
+            {"openai-chat": _LegacyStubOpensCall}),
+    _mutant("last-finish-reason-wins", "a later finish_reason of the same choice replaces the first",
+            {"openai-chat": _LastFinishReasonWins}),
+    _mutant("reasoning-fields-both-taken", "reasoning mirrored into reasoning_content and reasoning taken twice",
+            {"openai-chat": _ReasoningFieldsBothTaken}),
     _mutant("braintrust-java-springai", "tool_calls entries appended, refusal and reasoning deltas dropped",
             {"openai-chat": _BraintrustSpringAI},
             models="Braintrust Java SDK, BraintrustSpringAI.reassembleOpenAISSE (seed 000)"),

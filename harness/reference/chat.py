@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from deltacheck.errors import AssemblyError
+from deltacheck.reference._json_prefix import is_json_prefix
 from deltacheck.reference._parts import (
     ReferenceOutcome,
     error_type,
@@ -119,23 +120,48 @@ class ChatAssembler:
         call = choice.current.get(key)
         if call is None:
             call = self._open_call(choice, slot, key, n)
-        elif _complete(call) and (new_id is not None or new_name is not None or slot is None):
+        elif (_complete(call) and (new_id is not None or new_name is not None or slot is None)
+              and not self._is_resent(call, new_id, new_name, arguments)):
             call = self._open_call(choice, slot, key, n)  # rules 4 and 5: a reused index, after a whole call
         if new_id is not None and call.id is None:
             call.id = new_id
         if new_name is not None:
             call.name = _merge_name(n, call, new_name)
-        _append_arguments(n, call, arguments)
+        self._add_arguments(n, call, arguments)
 
     def _feed_legacy_function_call(self, n: int, choice: _Choice, fragment: Any) -> None:
         if not isinstance(fragment, dict):
             raise AssemblyError(n, "delta.function_call is not an object")
-        if choice.legacy is None:
-            choice.legacy = self._open_call(choice, None, None, n)
         name = _nonempty(fragment.get("name"))
+        if choice.legacy is None:
+            if name is None and fragment.get("arguments") in (None, ""):
+                return  # an empty stub (`{"name": "", "arguments": ""}`) beside tool_calls: no call (rule 9)
+            choice.legacy = self._open_call(choice, None, None, n)
         if name is not None:
             choice.legacy.name = _merge_name(n, choice.legacy, name)
-        _append_arguments(n, choice.legacy, fragment.get("arguments"))
+        self._add_arguments(n, choice.legacy, fragment.get("arguments"))
+
+    @staticmethod
+    def _is_resent(call: _Call, new_id: str | None, new_name: str | None, arguments: Any) -> bool:
+        """Rule 4: an entry with the whole call's own id (and its name, or none) that re-sends its
+        arguments, or none, is that call emitted again, not a new call at the same index."""
+        if new_id is None or new_id != call.id or new_name not in (None, call.name):
+            return False
+        return arguments in (None, "") or (isinstance(arguments, str) and arguments.startswith(call.arguments))
+
+    def _add_arguments(self, n: int, call: _Call, value: Any) -> None:
+        if value is None:
+            return
+        call.last_chunk = n
+        if isinstance(value, str):
+            if _resends_whole(call.arguments, value):
+                call.arguments = value  # rule 2: the arguments so far, re-sent whole (a snapshot), replace them
+            else:
+                call.arguments += value
+        elif isinstance(value, (dict, list)) and not call.arguments:
+            call.arguments = json_text(value)  # rule 6: arguments sent as a JSON value
+        else:
+            raise AssemblyError(n, f"function.arguments is {type(value).__name__} after text fragments")
 
     @staticmethod
     def _open_call(choice: _Choice, slot: int | None, key: int | None, n: int) -> _Call:
@@ -204,16 +230,10 @@ def _append_reasoning(n: int, delta: dict[str, Any], into: list[str]) -> None:
         _append_text(n, delta, present[0], into)
 
 
-def _append_arguments(n: int, call: _Call, value: Any) -> None:
-    if value is None:
-        return
-    call.last_chunk = n
-    if isinstance(value, str):
-        call.arguments += value
-    elif isinstance(value, (dict, list)) and not call.arguments:
-        call.arguments = json_text(value)  # rule 6: arguments sent as a JSON value
-    else:
-        raise AssemblyError(n, f"function.arguments is {type(value).__name__} after text fragments")
+def _resends_whole(so_far: str, value: str) -> bool:
+    """A fragment that begins with everything received so far, where appending it could no longer
+    give one JSON value but the fragment alone still can, is the arguments so far re-sent whole."""
+    return bool(so_far) and value.startswith(so_far) and is_json_prefix(value) and not is_json_prefix(so_far + value)
 
 
 def _merge_name(n: int, call: _Call, name: str) -> str:
