@@ -24,7 +24,7 @@ from hypothesis.errors import NoSuchExample
 from deltacheck.corpus import Corpus, fast_result_check, result_validator, schema_problems
 from deltacheck.errors import AssemblyError
 from deltacheck.model import Fixture
-from deltacheck.rechunk import restreamings
+from deltacheck.rechunk import is_rechunkable, restreamings
 from deltacheck.reference import assemble
 from deltacheck.robustness import perturbations
 from deltacheck.runner import call_adapter
@@ -75,8 +75,8 @@ def _verdict(adapter, corpus: Corpus, fixture: Fixture, chunks: list[Any], timeo
 
 def fuzz_invariance(adapter, corpus: Corpus, fixture: Fixture, examples: int, timeout: float) -> FixtureFuzz:
     found = FixtureFuzz(fixture.id, fixture.protocol, "invariance", "not fuzzed")
-    if fixture.rejection:
-        found.message = "a rejected stream: not re-chunked"
+    if not is_rechunkable(fixture):
+        found.message = "a rejected stream, or fragments that re-send whole values: not re-chunked"
         return found
     if fixture.implementation_defined:
         # Its outcome rests on a policy, not on the provider's documentation; re-chunking can move a

@@ -13,7 +13,8 @@ unchanged under the provider's documented semantics (and CONTRACT.md's policies)
 - insert `ping` keep-alives (Anthropic).
 
 Every variant must assemble to the fixture's expected result. Examples from this strategy shrink
-towards the fixture's own stream (no edits).
+towards the fixture's own stream (no edits). Only fixtures whose fragments are pieces of one value
+can be re-chunked this way (`is_rechunkable`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ from hypothesis import strategies as st
 from deltacheck.model import Fixture
 
 Chunks = list[dict[str, Any]]
+# Fragments that re-send the whole value so far, or a whole call again, are not pieces of one value:
+# cutting or merging them changes what they say.
+NOT_PIECEWISE_TAGS = frozenset({"cumulative-arguments", "duplicate-emission"})
 CHAT_TEXT_FIELDS = ("content", "refusal", "reasoning_content", "reasoning")
 RESPONSES_DELTAS = {
     "response.output_text.delta", "response.refusal.delta", "response.function_call_arguments.delta",
@@ -75,7 +79,7 @@ def _chat_split(chunks: Chunks, site: tuple[int, str], cut_fraction: float) -> C
         entry = choice["delta"]["tool_calls"][0]
         text = entry["function"]["arguments"]
         cut = _cut(text, cut_fraction)
-        if "index" not in entry and _is_json(text[:cut]):
+        if entry.get("index") is None and _is_json(text[:cut]):
             return chunks  # an index-less call ends where its arguments complete (CONTRACT chat rule 5)
         entry["function"]["arguments"] = text[:cut]
         continuation: dict[str, Any] = {"function": {"arguments": text[cut:]}}
@@ -85,8 +89,12 @@ def _chat_split(chunks: Chunks, site: tuple[int, str], cut_fraction: float) -> C
     else:
         text = choice["delta"][name]
         cut = _cut(text, cut_fraction)
-        choice["delta"][name] = text[:cut]
-        rest_choice["delta"][name] = text[cut:]
+        # A reasoning text mirrored into both reasoning fields (rule 2) is cut at the same place in both.
+        names = [n for n in ("reasoning_content", "reasoning") if choice["delta"].get(n) == text] \
+            if name in ("reasoning_content", "reasoning") else [name]
+        for field in names:
+            choice["delta"][field] = text[:cut]
+            rest_choice["delta"][field] = text[cut:]
     choice["finish_reason"] = None  # the finish reason (and usage) travel with the end of the fragment
     second["choices"] = [rest_choice]
     if "usage" in chunks[i]:
@@ -395,6 +403,11 @@ EDITS: dict[str, list[Edit]] = {
         ("ping", _anthropic_ping_sites, _anthropic_ping, False),
     ],
 }
+
+
+def is_rechunkable(fixture: Fixture) -> bool:
+    """A fixture with a result whose fragments are pieces of one value (not a rejected stream)."""
+    return fixture.expected is not None and not NOT_PIECEWISE_TAGS & set(fixture.tags)
 
 
 @st.composite
