@@ -10,10 +10,12 @@ part of the implementation matrix; `deltacheck mutants` runs them and REPORT.md 
 
 from __future__ import annotations
 
+import json
 from typing import Any, ClassVar
 
 from deltacheck.adapter import CAPABILITIES
 from deltacheck.model import AssemblyRequest
+from deltacheck.reference import flag_calls_that_cannot_run
 from deltacheck.reference.anthropic import AnthropicAssembler
 from deltacheck.reference.chat import ChatAssembler, _complete, _nonempty
 from deltacheck.reference.responses import ResponsesAssembler
@@ -36,7 +38,9 @@ class Mutant:
         assembler = self.assemblers[request.protocol]()
         for n, chunk in enumerate(request.chunks):
             assembler.feed(n, chunk)
-        return assembler.finish().result
+        result = assembler.finish().result
+        flag_calls_that_cannot_run(result)  # as the reference does: only the one bug differs
+        return result
 
     @classmethod
     def describe(cls) -> dict[str, Any]:
@@ -406,6 +410,48 @@ class _OutputFromCompleted(ResponsesAssembler):
         return outcome
 
 
+# -- every protocol ------------------------------------------------------------------------------
+
+
+def _closed(text: str) -> str:
+    """Cut-off JSON text closed the way partial-JSON parsers repair it: open string, then brackets."""
+    closers, in_string, escaped = [], False, False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "{[":
+            closers.append("}" if char == "{" else "]")
+        elif char in "}]" and closers:
+            closers.pop()
+    return text + ('"' if in_string else "") + "".join(reversed(closers))
+
+
+def _repairing(base: type) -> type:
+    """Arguments cut off mid-JSON are closed into valid JSON and kept as an executable call."""
+
+    class Repairing(base):
+        def finish(self):
+            outcome = super().finish()
+            for choice in outcome.result["choices"]:
+                for part in choice["parts"]:
+                    if part["type"] == "tool_call" and part["kind"] != "custom" and part["arguments"].strip():
+                        try:
+                            json.loads(part["arguments"])
+                        except ValueError:
+                            part["arguments"] = _closed(part["arguments"])
+            return outcome
+
+    Repairing.__name__ = f"{base.__name__}Repairing"
+    return Repairing
+
+
 # -- Anthropic Messages --------------------------------------------------------------------------
 
 
@@ -491,6 +537,10 @@ MUTANTS: list[type[Mutant]] = [
     _mutant("koog-responses-adapter", "argument deltas carry the item id, completion the call id",
             {"openai-responses": _KoogResponsesIdentity},
             models="JetBrains Koog OpenAILLMClient Responses streaming (seed 003, part 1)"),
+    _mutant("cut-arguments-repaired", "tool arguments cut off mid-JSON closed into valid JSON and presented as a finished call",
+            {"openai-chat": _repairing(ChatAssembler), "openai-responses": _repairing(ResponsesAssembler),
+             "anthropic-messages": _repairing(AnthropicAssembler)},
+            models="LangChain's parse_partial_json repair of truncated tool-call arguments (langchain-ai/langchainjs#11469)"),
 ]
 
 
