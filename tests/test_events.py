@@ -62,6 +62,8 @@ def test_a_completion_with_the_item_id_instead_of_the_call_id_is_an_unknown_call
 def test_the_reference_events_pass_on_every_corpus_fixture():
     corpus = load_corpus()
     for fixture in corpus.fixtures:
+        if fixture.rejection:
+            continue  # the reference rejects the stream: no events to judge (lint checks the rejection)
         reference = assemble(fixture.protocol, fixture.chunks)
         verdict = judge(fixture, Returned(reference.result), EVERYTHING, result_validator(), reference)
         assert verdict.verdict == "pass", (fixture.id, verdict.message)
