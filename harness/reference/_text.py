@@ -97,11 +97,14 @@ class JsonFragments(Fragments):
         return self._state == _AFTER
 
     def append(self, piece: str) -> None:
-        if piece:
+        if not piece:
+            return
+        inside_a_string = self._in_string and not self._escaped and self._state == _NESTED
+        if not (inside_a_string and _STRING_STOP.search(piece) is None):  # else nothing changes: the common case
             if self._state != _BROKEN:
                 self._scan(piece)
-            self._pieces.append(piece)
-            self.length += len(piece)
+        self._pieces.append(piece)
+        self.length += len(piece)
 
     def _scan(self, piece: str) -> None:
         i = 0
