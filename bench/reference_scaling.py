@@ -5,9 +5,10 @@
 For each protocol and shape (a text answer, one tool call, four interleaved calls; see
 long_streams.py) the script generates streams of N fragments of 4 characters, assembles each with
 `deltacheck.reference.assemble`, checks the result against the expected one (a wrong result stops
-the bench), and prints the best time of N rounds per size, the growth exponent fitted on a log-log
-scale over all sizes, and at the largest size the time of a minimal loop that only appends the
-fragments to lists in a dict and joins them (no checks, no events), with the ratio of the two.
+the bench), and prints the best time of N rounds per size (garbage collector off, as timeit does),
+the growth exponent fitted on a log-log scale over all sizes, and at the largest size the time of a
+minimal loop that only appends the fragments to lists in a dict and joins them (no checks, no
+events), timed in turns with the reference, and the ratio of the two.
 
 Targets: exponent <= 1.1 on every scenario; at 100k fragments within 10x of the minimal loop.
 """
@@ -15,6 +16,7 @@ Targets: exponent <= 1.1 on every scenario; at 100k fragments within 10x of the 
 from __future__ import annotations
 
 import argparse
+import gc
 import math
 import sys
 import time
@@ -62,13 +64,27 @@ MINIMAL: dict[str, Callable[[list[dict[str, Any]]], dict[Any, str]]] = {
 }
 
 
-def best_time(fn: Callable[[], Any], rounds: int) -> tuple[float, Any]:
-    best, value = math.inf, None
-    for _ in range(rounds):
+def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    """Seconds for one call, with the garbage collector off (as timeit does), and its value."""
+    gc.collect()
+    gc.disable()
+    try:
         started = time.perf_counter()
         value = fn()
-        best = min(best, time.perf_counter() - started)
-    return best, value
+        return time.perf_counter() - started, value
+    finally:
+        gc.enable()
+
+
+def best_times(fns: list[Callable[[], Any]], rounds: int) -> list[tuple[float, Any]]:
+    """The best time of each function over the rounds, taking turns so that both see the same load."""
+    best: list[tuple[float, Any]] = [(math.inf, None)] * len(fns)
+    for _ in range(rounds):
+        for position, fn in enumerate(fns):
+            seconds, value = timed(fn)
+            if seconds < best[position][0]:
+                best[position] = (seconds, value)
+    return best
 
 
 def fitted_exponent(sizes: list[int], seconds: list[float]) -> float:
@@ -78,14 +94,12 @@ def fitted_exponent(sizes: list[int], seconds: list[float]) -> float:
     return sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / sum((x - mean_x) ** 2 for x in xs)
 
 
-def rounds_for(size: int, rounds: int) -> int:
-    return max(1, rounds if size <= 10_000 else rounds // 3)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="100,1000,10000,100000", help="fragment counts, comma-separated")
-    parser.add_argument("--rounds", type=int, default=5, help="rounds per size (a third of them above 10k)")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds per size; the best is kept")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     largest = max(sizes)
@@ -97,14 +111,17 @@ def main() -> int:
             times = []
             for size in sizes:
                 scenario = Scenario(protocol, shape, size)
-                seconds, outcome = best_time(lambda: assemble(protocol, scenario.chunks), rounds_for(size, args.rounds))
+                runs = [lambda: assemble(protocol, scenario.chunks)]
+                if size == largest:
+                    runs.append(lambda: MINIMAL[protocol](scenario.chunks))
+                measured = best_times(runs, args.rounds)
+                seconds, outcome = measured[0]
                 problem = scenario.mismatch(outcome.result)
                 if problem:
                     print(f"{scenario.name} at {size:,} fragments: wrong result: {problem}", file=sys.stderr)
                     return 1
                 times.append(seconds)
-            scenario = Scenario(protocol, shape, largest)
-            minimal, assembled = best_time(lambda: MINIMAL[protocol](scenario.chunks), rounds_for(largest, args.rounds))
+            minimal, assembled = measured[-1]
             joined = sorted(assembled.values())
             wanted = sorted([c["arguments"] for c in scenario.calls] or [scenario.text])
             if joined != wanted:

@@ -59,21 +59,27 @@ def counted(value: Any) -> Any:
     return value
 
 
+def counting_text_argument(function):
+    """`function`, counting the length of the text it is given (its first argument after any `self`)."""
+    def wrapper(*args, **kwargs):
+        Counter.characters += len(next(a for a in args if isinstance(a, str)))
+        return function(*args, **kwargs)
+    return wrapper
+
+
+def counting_reads(read):
+    def wrapper(self):
+        Counter.characters += self.length  # reading the whole text costs a join of it, at worst
+        return read(self)
+    return wrapper
+
+
 @pytest.fixture
 def counting(monkeypatch):
-    def counting_wrapper(function):
-        def wrapper(text, *args, **kwargs):
-            Counter.characters += len(text)
-            return function(text, *args, **kwargs)
-        return wrapper
-
-    monkeypatch.setattr(json, "loads", counting_wrapper(json.loads))
-    monkeypatch.setattr(chat_module, "is_json_prefix", counting_wrapper(chat_module.is_json_prefix))
-    scan = JsonFragments._scan
-    monkeypatch.setattr(JsonFragments, "_scan", lambda self, piece: counting_wrapper(lambda p: scan(self, p))(piece))
-    read = Fragments.text
-    monkeypatch.setattr(Fragments, "text", lambda self: (setattr(Counter, "characters", Counter.characters + self.length),
-                                                          read(self))[1])
+    monkeypatch.setattr(json, "loads", counting_text_argument(json.loads))
+    monkeypatch.setattr(chat_module, "is_json_prefix", counting_text_argument(chat_module.is_json_prefix))
+    monkeypatch.setattr(JsonFragments, "_scan", counting_text_argument(JsonFragments._scan))
+    monkeypatch.setattr(Fragments, "text", counting_reads(Fragments.text))
 
     def work(scenario) -> int:
         chunks = counted(scenario.chunks)

@@ -8,7 +8,6 @@ from typing import Any
 
 from deltacheck.errors import AssemblyError
 from deltacheck.reference._json_prefix import is_json_prefix
-from deltacheck.reference._text import JsonFragments
 from deltacheck.reference._parts import (
     ReferenceOutcome,
     error_type,
@@ -18,6 +17,7 @@ from deltacheck.reference._parts import (
     text_part,
     tool_call_part,
 )
+from deltacheck.reference._text import JsonFragments
 
 REASONING_FIELDS = ("reasoning_content", "reasoning")
 
