@@ -99,10 +99,10 @@ class JsonFragments(Fragments):
     def append(self, piece: str) -> None:
         if not piece:
             return
-        inside_a_string = self._in_string and not self._escaped and self._state == _NESTED
-        if not (inside_a_string and _STRING_STOP.search(piece) is None):  # else nothing changes: the common case
-            if self._state != _BROKEN:
-                self._scan(piece)
+        # The common case: a piece inside a string that neither ends it nor escapes changes nothing.
+        inside_a_string = self._state == _NESTED and self._in_string and not self._escaped
+        if self._state != _BROKEN and not (inside_a_string and _STRING_STOP.search(piece) is None):
+            self._scan(piece)
         self._pieces.append(piece)
         self.length += len(piece)
 
