@@ -1,6 +1,6 @@
 """Recorded outcomes of the reference assemblers, so a change meant to be behaviour-neutral is checked.
 
-    python tests/reference_outcomes.py    # re-record tests/data/reference_outcomes.json
+    .venv/bin/python tests/reference_outcomes.py    # re-record tests/data/reference_outcomes.json
 
 For every corpus fixture the file holds what `assemble` produced: the whole result (events
 included) and `last_fragment`, or the AssemblyError it raised. It also holds a digest of the
@@ -14,12 +14,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 from pathlib import Path
 from typing import Any, Callable
-
-if __name__ == "__main__":  # run as a script from a checkout
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from deltacheck.corpus import load_corpus
 from deltacheck.errors import AssemblyError

@@ -16,7 +16,7 @@ from tests.reference_outcomes import RECORDED, digest, outcome_of, restreamings
 
 CORPUS = load_corpus(check_reference=False)
 RECORDS = json.loads(RECORDED.read_text(encoding="utf-8"))["fixtures"]
-RERECORD = "re-record with `python tests/reference_outcomes.py` only if the change is meant"
+RERECORD = "re-record with `.venv/bin/python tests/reference_outcomes.py` only if the change is meant"
 
 
 def test_every_fixture_is_recorded():
