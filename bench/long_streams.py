@@ -45,7 +45,7 @@ def fragments(text: str, size: int) -> list[str]:
 
 
 class Scenario:
-    """One generated stream: `chunks` to feed, `expected` parts and completed calls to check against."""
+    """One generated stream: `chunks` to feed; `expected_parts()` and `mismatch()` check a result."""
 
     def __init__(self, protocol: str, shape: str, count: int, size: int = 4, seed: int = 13) -> None:
         if protocol not in PROTOCOLS or shape not in SHAPES:
