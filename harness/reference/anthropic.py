@@ -7,6 +7,7 @@ from typing import Any
 
 from deltacheck.errors import AssemblyError
 from deltacheck.reference._parts import ReferenceOutcome, error_type, json_text, reasoning_part, text_part, tool_call_part
+from deltacheck.reference._text import Fragments
 
 TOOL_KINDS = {"tool_use": "function", "server_tool_use": "server", "mcp_tool_use": "function"}
 DELTA_TARGETS = {
@@ -22,12 +23,28 @@ DELTA_TARGETS = {
 class _Block:
     type: str
     start: dict[str, Any]
-    text: str = ""
+    text_fragments: Fragments = field(default_factory=Fragments)  # text, or thinking
     annotations: list[Any] = field(default_factory=list)
     signature: str | None = None
-    partial_json: str = ""
+    json_fragments: Fragments = field(default_factory=Fragments)  # partial_json
     last_chunk: int = 0
     stopped: bool = False
+
+    @property
+    def text(self) -> str:
+        return self.text_fragments.text()
+
+    @text.setter
+    def text(self, text: str) -> None:
+        self.text_fragments = Fragments(text)
+
+    @property
+    def partial_json(self) -> str:
+        return self.json_fragments.text()
+
+    @partial_json.setter
+    def partial_json(self, text: str) -> None:
+        self.json_fragments = Fragments(text)
 
 
 class AnthropicAssembler:
@@ -114,10 +131,10 @@ class AnthropicAssembler:
         if kind == "signature_delta":
             block.signature = value
         elif kind == "input_json_delta":
-            block.partial_json += value
+            block.json_fragments.append(value)
             block.last_chunk = n
         else:
-            block.text += value
+            block.text_fragments.append(value)
 
     def _block_stop(self, n: int, event: dict[str, Any]) -> None:
         self._complete(n, self._block_at(n, event))

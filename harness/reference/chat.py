@@ -11,13 +11,13 @@ from deltacheck.reference._json_prefix import is_json_prefix
 from deltacheck.reference._parts import (
     ReferenceOutcome,
     error_type,
-    is_complete_json,
     json_text,
     reasoning_part,
     refusal_part,
     text_part,
     tool_call_part,
 )
+from deltacheck.reference._text import JsonFragments
 
 REASONING_FIELDS = ("reasoning_content", "reasoning")
 
@@ -28,9 +28,17 @@ class _Call:
     first_seen: int
     id: str | None = None
     name: str | None = None
-    arguments: str = ""
+    fragments: JsonFragments = field(default_factory=JsonFragments)  # the arguments
     last_chunk: int = 0
     done_emitted: bool = False
+
+    @property
+    def arguments(self) -> str:
+        return self.fragments.text()
+
+    @arguments.setter
+    def arguments(self, text: str) -> None:
+        self.fragments = JsonFragments(text)
 
 
 @dataclass
@@ -81,7 +89,9 @@ class ChatAssembler:
         index = raw.get("index")
         if not isinstance(index, int) or isinstance(index, bool) or index < 0:
             raise AssemblyError(n, f"choice `index` is {index!r}, not a non-negative integer")
-        choice = self.choices.setdefault(index, _Choice(index))
+        choice = self.choices.get(index)
+        if choice is None:
+            choice = self.choices[index] = _Choice(index)
         delta = raw.get("delta") or {}
         if not isinstance(delta, dict):
             raise AssemblyError(n, f"choices[{index}].delta is not an object")
@@ -120,7 +130,7 @@ class ChatAssembler:
         call = choice.current.get(key)
         if call is None:
             call = self._open_call(choice, slot, key, n)
-        elif (_complete(call) and (new_id is not None or new_name is not None or slot is None)
+        elif ((new_id is not None or new_name is not None or slot is None) and _complete(call)
               and not self._is_resent(call, new_id, new_name, arguments)):
             call = self._open_call(choice, slot, key, n)  # rules 4 and 5: a reused index, after a whole call
         if new_id is not None and call.id is None:
@@ -147,18 +157,20 @@ class ChatAssembler:
         arguments, or none, is that call emitted again, not a new call at the same index."""
         if new_id is None or new_id != call.id or new_name not in (None, call.name):
             return False
-        return arguments in (None, "") or (isinstance(arguments, str) and arguments.startswith(call.arguments))
+        return arguments in (None, "") or (isinstance(arguments, str) and len(arguments) >= call.fragments.length
+                                           and arguments.startswith(call.arguments))
 
     def _add_arguments(self, n: int, call: _Call, value: Any) -> None:
         if value is None:
             return
         call.last_chunk = n
         if isinstance(value, str):
-            if _resends_whole(call.arguments, value):
+            # Reading the arguments so far costs their length: worth it only for a fragment as long.
+            if len(value) >= call.fragments.length and _resends_whole(call.arguments, value):
                 call.arguments = value  # rule 2: the arguments so far, re-sent whole (a snapshot), replace them
             else:
-                call.arguments += value
-        elif isinstance(value, (dict, list)) and not call.arguments:
+                call.fragments.append(value)
+        elif isinstance(value, (dict, list)) and not call.fragments.length:
             call.arguments = json_text(value)  # rule 6: arguments sent as a JSON value
         else:
             raise AssemblyError(n, f"function.arguments is {type(value).__name__} after text fragments")
@@ -205,7 +217,7 @@ class ChatAssembler:
 
 def _complete(call: _Call) -> bool:
     """A call whose arguments already form a whole JSON value can take no more fragments."""
-    return bool(call.arguments) and is_complete_json(call.arguments)
+    return call.fragments.is_complete
 
 
 def _ordered_calls(choice: _Choice) -> list[_Call]:
@@ -240,7 +252,7 @@ def _merge_name(n: int, call: _Call, name: str) -> str:
     call.last_chunk = n
     if call.name is None or call.name == name:
         return name
-    if not call.arguments:
+    if not call.fragments.length:
         if name.startswith(call.name):
             return name  # rule 3: the whole name so far, re-sent (a snapshot), replaces the shorter one
         return call.name + name  # rule 3: a name split across chunks

@@ -7,6 +7,7 @@ from typing import Any
 
 from deltacheck.errors import AssemblyError
 from deltacheck.reference._parts import ReferenceOutcome, error_type, reasoning_part, refusal_part, text_part, tool_call_part
+from deltacheck.reference._text import Fragments
 
 TERMINAL = ("response.completed", "response.incomplete", "response.failed")
 CALL_KINDS = {"function_call": "function", "custom_tool_call": "custom"}
@@ -15,8 +16,16 @@ CALL_KINDS = {"function_call": "function", "custom_tool_call": "custom"}
 @dataclass
 class _Content:
     type: str  # output_text | refusal | reasoning_text | anything else (ignored)
-    text: str = ""
+    fragments: Fragments = field(default_factory=Fragments)  # the text
     annotations: list[Any] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return self.fragments.text()
+
+    @text.setter
+    def text(self, text: str) -> None:
+        self.fragments = Fragments(text)
 
 
 @dataclass
@@ -25,13 +34,21 @@ class _Item:
     id: str | None
     call_id: str | None = None
     name: str | None = None
-    arguments: str = ""
+    fragments: Fragments = field(default_factory=Fragments)  # the arguments (or a custom tool's input)
     content: dict[int, _Content] = field(default_factory=dict)
-    summary: dict[int, str] = field(default_factory=dict)
+    summary: dict[int, Fragments] = field(default_factory=dict)
     encrypted_content: str | None = None
     last_chunk: int = 0
     done_emitted: bool = False
     finished: bool = False  # its output_item.done arrived: the stream itself said it is whole
+
+    @property
+    def arguments(self) -> str:
+        return self.fragments.text()
+
+    @arguments.setter
+    def arguments(self, text: str) -> None:
+        self.fragments = Fragments(text)
 
 
 class ResponsesAssembler:
@@ -92,7 +109,7 @@ class ResponsesAssembler:
             for position, part in enumerate(raw["content"]):
                 item.content[position] = _content_of(n, part)
         if isinstance(raw.get("summary"), list) and raw["summary"]:
-            item.summary = {i: _text_of(n, s) for i, s in enumerate(raw["summary"])}
+            item.summary = {i: Fragments(_text_of(n, s)) for i, s in enumerate(raw["summary"])}
         if isinstance(raw.get("encrypted_content"), str):
             item.encrypted_content = raw["encrypted_content"]
 
@@ -119,7 +136,7 @@ class ResponsesAssembler:
         return item.content[index]
 
     def _text_delta(self, n: int, event: dict[str, Any], kind: str) -> None:
-        self._part_at(n, event, kind).text += _str_field(n, event, "delta")
+        self._part_at(n, event, kind).fragments.append(_str_field(n, event, "delta"))
 
     def _text_done(self, n: int, event: dict[str, Any], kind: str, name: str) -> None:
         self._part_at(n, event, kind).text = _str_field(n, event, name)
@@ -142,25 +159,26 @@ class ResponsesAssembler:
     def _summary_delta(self, n: int, event: dict[str, Any]) -> None:
         item = self._item_at(n, event)
         index = _int_field(n, event, "summary_index")
-        item.summary[index] = item.summary.get(index, "") + _str_field(n, event, "delta")
+        delta = _str_field(n, event, "delta")
+        item.summary.setdefault(index, Fragments()).append(delta)
 
     def _summary_done(self, n: int, event: dict[str, Any], source: str) -> None:
         item = self._item_at(n, event)
         index = _int_field(n, event, "summary_index")
         if source == "part":
-            item.summary[index] = _text_of(n, event.get("part"))
+            item.summary[index] = Fragments(_text_of(n, event.get("part")))
         else:
-            item.summary[index] = _str_field(n, event, "text")
+            item.summary[index] = Fragments(_str_field(n, event, "text"))
 
     def _summary_part_added(self, n: int, event: dict[str, Any]) -> None:
         item = self._item_at(n, event)
-        item.summary.setdefault(_int_field(n, event, "summary_index"), "")
+        item.summary.setdefault(_int_field(n, event, "summary_index"), Fragments())
 
     # -- tool calls ------------------------------------------------------------------------------
 
     def _arguments_delta(self, n: int, event: dict[str, Any]) -> None:
         item = self._item_at(n, event)
-        item.arguments += _str_field(n, event, "delta")
+        item.fragments.append(_str_field(n, event, "delta"))
         item.last_chunk = n
 
     def _arguments_done(self, n: int, event: dict[str, Any], name: str) -> None:
@@ -237,7 +255,7 @@ class ResponsesAssembler:
                         parts.append(refusal_part(content.text))
             elif item.type == "reasoning":
                 text = "".join(item.content[i].text for i in sorted(item.content) if item.content[i].type == "reasoning_text")
-                summary = [item.summary[i] for i in sorted(item.summary)]
+                summary = [item.summary[i].text() for i in sorted(item.summary)]
                 parts.append(reasoning_part(text, summary, item.encrypted_content))
             elif item.type in CALL_KINDS:
                 last_fragment[(0, len(parts))] = item.last_chunk
@@ -267,7 +285,7 @@ def _content_of(n: int, raw: Any) -> _Content:
     kind = raw["type"]
     text = raw.get("refusal") if kind == "refusal" else raw.get("text")
     annotations = raw.get("annotations") if isinstance(raw.get("annotations"), list) else []
-    return _Content(kind, text if isinstance(text, str) else "", list(annotations))
+    return _Content(kind, Fragments(text if isinstance(text, str) else ""), list(annotations))
 
 
 def _text_of(n: int, raw: Any) -> str:
