@@ -19,7 +19,10 @@ from deltacheck.cli_common import (Seconds, adapter_cmd_option, adapter_option, 
                                    say, split_command, started, startup_timeout_option, writable_file)
 from deltacheck.cli_expectations import check_expectations, read_expectations
 from deltacheck.cli_adequacy import fuzz, mutants, run_fuzz, summarize_fuzz, write_fuzz_results, write_mutation_results
+from deltacheck.cli_cost import cost, run_cost
 from deltacheck.corpus import DEFAULT_CORPUS, Corpus, load_corpus
+from deltacheck.cost import ReferenceBaseline
+from deltacheck.cost_report import with_cost_html
 from deltacheck.errors import (BadAdapterSpec, DriverFailed, EnvironmentFailed, InvalidResults, ManifestProblem,
                                UnknownAdapter)
 from deltacheck.external import ExternalAdapter, probe_all
@@ -30,6 +33,7 @@ from deltacheck.files import FileBusy, locked_for_writing, write_text_atomically
 from deltacheck.locations import default_report, default_results_dir
 from deltacheck.report import render_report
 from deltacheck.results import ResultsWriter, read_results
+from deltacheck.scenarios import load_scenarios
 from deltacheck.runner import DEFAULT_MAX_TIMEOUTS, DEFAULT_TIMEOUT, problem_records, run_fixtures
 from deltacheck.sse import encode_chunk
 from deltacheck.subprocess_adapter import Hello, SubprocessAdapter
@@ -231,9 +235,11 @@ def _print_summary(name: str, by_protocol: dict[str, Counter[str]], results_path
 @click.option("--timeout", type=Seconds(), default=DEFAULT_TIMEOUT, show_default=True, help="Seconds per fixture.")
 @click.option("--examples", type=click.IntRange(min=0), default=10, show_default=True,
               help="Fuzz examples per fixture and mode for each adapter (0: no fuzzing).")
+@click.option("--cost/--no-cost", "with_cost", default=True, show_default=True,
+              help="Also time every adapter on the long-stream scenarios (results/cost-<adapter>.jsonl).")
 @max_timeouts_option
 def score(corpus_dir: Path, adapter_names: tuple[str, ...], results_dir: Path, output: Path, timeout: float,
-          examples: int, max_timeouts: int) -> None:
+          examples: int, with_cost: bool, max_timeouts: int) -> None:
     """Run every adapter over the corpus (building manifest adapters' environments first), then write REPORT.md.
 
     An adapter whose environment or driver cannot start is reported and left out; the others still
@@ -252,6 +258,7 @@ def score(corpus_dir: Path, adapter_names: tuple[str, ...], results_dir: Path, o
             raise click.UsageError(str(exc)) from None
         factories[factory.name] = factory
     ran, not_run = [], []
+    scenarios, baseline = (load_scenarios(corpus_dir)[0], ReferenceBaseline()) if with_cost else ([], None)
     for name, factory in factories.items():
         try:
             adapter = factory()
@@ -261,15 +268,20 @@ def score(corpus_dir: Path, adapter_names: tuple[str, ...], results_dir: Path, o
                     findings = run_fuzz(adapter, corpus, corpus.fixtures, examples, timeout, robustness=True)
                     write_fuzz_results(results_dir / f"fuzz-{name}.jsonl", adapter, corpus, findings, examples)
                     summarize_fuzz(name, findings)
+                if with_cost:
+                    run_cost(adapter, corpus_dir, scenarios, results_dir / f"cost-{name}.jsonl", baseline=baseline)
         except (EnvironmentFailed, DriverFailed, FileBusy) as exc:
             say("not run", "red", f"{name}: {exc}")
             not_run.append(name)
             continue
         ran.append(name)
+    if baseline is not None:
+        baseline.close()
     write_mutation_results(results_dir / "mutants.jsonl", corpus, timeout=5.0)
     fuzz_files = [results_dir / f"fuzz-{n}.jsonl" for n in ran] if examples else []
+    cost_files = [results_dir / f"cost-{n}.jsonl" for n in ran] if with_cost else []
     _write_report(sorted(results_dir / f"{n}.jsonl" for n in ran), corpus, output, results_dir / "junit.xml",
-                  mutation_file=results_dir / "mutants.jsonl", fuzz_files=fuzz_files)
+                  mutation_file=results_dir / "mutants.jsonl", fuzz_files=fuzz_files, cost_files=cost_files)
     if not_run:
         say(f"{len(not_run)} adapter(s) not run:", "red", ", ".join(not_run))
     if not_run or problems:
@@ -307,8 +319,9 @@ def report(results_files: tuple[Path, ...], corpus_dir: Path, output: Path, juni
         junit_path = results_dir / "junit.xml"
     mutation = results_dir / "mutants.jsonl"
     fuzz_files = sorted(results_dir / f"fuzz-{path.stem}.jsonl" for path in files)
+    cost_files = sorted(results_dir / f"cost-{path.stem}.jsonl" for path in files)
     _write_report(files, load_corpus(corpus_dir, check_reference=False), output, junit_path, mutation_file=mutation,
-                  fuzz_files=[f for f in fuzz_files if f.exists()])
+                  fuzz_files=[f for f in fuzz_files if f.exists()], cost_files=[f for f in cost_files if f.exists()])
 
 
 def write_junit(path: Path, results: list, corpus_version: str) -> None:
@@ -316,19 +329,22 @@ def write_junit(path: Path, results: list, corpus_version: str) -> None:
 
 
 def _is_adapter_results(path: Path) -> bool:
-    return not path.name.startswith("fuzz-") and path.name != "mutants.jsonl"
+    return not path.name.startswith(("fuzz-", "cost-")) and path.name != "mutants.jsonl"
 
 
 def _write_report(files: list[Path], corpus: Corpus, output: Path, junit_path: Path | None,
-                  mutation_file: Path | None = None, fuzz_files: list[Path] = ()) -> None:
+                  mutation_file: Path | None = None, fuzz_files: list[Path] = (), cost_files: list[Path] = ()) -> None:
     try:
         results = [read_results(path) for path in files]
         mutation = read_jsonl(mutation_file) if mutation_file is not None and mutation_file.exists() else None
         fuzz = [read_jsonl(path) for path in fuzz_files]
+        cost_runs = [read_jsonl(path) for path in cost_files if path.exists()]
     except InvalidResults as exc:
         raise click.ClickException(str(exc)) from None
-    write_text_atomically(output, render_report(results, corpus.version, deltacheck.CONTRACT_VERSION, mutation, fuzz))
-    write_text_atomically(output.with_suffix(".html"), render_html(results, corpus.version))
+    write_text_atomically(output, render_report(results, corpus.version, deltacheck.CONTRACT_VERSION, mutation, fuzz,
+                                                cost_runs))
+    page = render_html(results, corpus.version)
+    write_text_atomically(output.with_suffix(".html"), with_cost_html(page, cost_runs) if cost_runs else page)
     if junit_path is not None:  # for CI systems that read it
         write_junit(junit_path, results, corpus.version)
     err.print(f"wrote {output} from {len(results)} results file(s)")
@@ -522,6 +538,7 @@ def new_id(corpus_dir: Path) -> None:
 
 main.add_command(fuzz)
 main.add_command(mutants)
+main.add_command(cost)
 
 
 if __name__ == "__main__":

@@ -160,7 +160,15 @@ def load_corpus(root: Path | str = DEFAULT_CORPUS, check_reference: bool = True)
             corpus.fixtures.append(fixture)
     _check_duplicates(corpus, seen)
     _check_derivations(corpus)
+    problems.extend(_scenario_problems(root))
     return corpus
+
+
+def _scenario_problems(root: Path) -> list[FixtureProblem]:
+    """The cost axis's scenario specs (corpus/scenarios) are linted with the fixtures."""
+    from deltacheck.scenarios import load_scenarios  # it imports the reference, as this module does
+
+    return load_scenarios(root)[1]
 
 
 def _check_duplicates(corpus: Corpus, seen: dict[str, list[str]]) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 import deltacheck
 from deltacheck.adequacy_report import render_fuzz, render_mutation
 from deltacheck.compare import AXES
+from deltacheck.cost_report import render_cost
 from deltacheck.findings import distinct_findings
 from deltacheck.results import Results
 from deltacheck.verdict import PASSING, UNSCORED
@@ -20,7 +21,8 @@ CELL = {"pass": "pass", "fail": "**FAIL**", "error": "**ERROR**", "crash": "**CR
 
 def render_report(all_results: list[Results], corpus_version: str, contract_version: int,
                   mutation: tuple[dict[str, Any], list[dict[str, Any]]] | None = None,
-                  fuzz: list[tuple[dict[str, Any], list[dict[str, Any]]]] | None = None) -> str:
+                  fuzz: list[tuple[dict[str, Any], list[dict[str, Any]]]] | None = None,
+                  cost: list[tuple[dict[str, Any], list[dict[str, Any]]]] | None = None) -> str:
     # The reference first, as the baseline column; then the implementations by name.
     runs = sorted(all_results, key=lambda r: (r.adapter.get("name") != "reference", r.adapter.get("name", "")))
     out: list[str] = []
@@ -48,6 +50,8 @@ def render_report(all_results: list[Results], corpus_version: str, contract_vers
         out.extend(render_fuzz(fuzz))
     if mutation:
         out.extend(render_mutation(*mutation))
+    if cost:
+        out.extend(render_cost(cost))
     _details_section(out, runs, corpus_version)
     return "\n".join(out).rstrip() + "\n"
 

@@ -1,6 +1,6 @@
 """The reference's work grows linearly with the stream, counted in characters rather than timed.
 
-On the long generated streams of bench/long_streams.py the test counts every character the
+On the long generated streams of deltacheck.long_streams the test counts every character the
 reference copies or reads as a whole, at 1k and at 10k fragments:
 
 - each string concatenation with a fragment (the fragments are a str subclass that counts `+`:
@@ -14,20 +14,15 @@ Timing belongs to bench/reference_scaling.py.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 import deltacheck.reference.chat as chat_module
+from deltacheck import long_streams
 from deltacheck.reference import assemble
 from deltacheck.reference._text import Fragments, JsonFragments
-
-_SPEC = importlib.util.spec_from_file_location("long_streams", Path(__file__).resolve().parent.parent / "bench" / "long_streams.py")
-long_streams = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(long_streams)
 
 FRAGMENT_FIELDS = {"content", "arguments", "delta", "text", "partial_json"}
 GROWTH_ALLOWED = 10.5  # for 10x the fragments

@@ -1,0 +1,360 @@
+"""The cost axis: how an implementation's time and memory grow with the length of one stream.
+
+For each scenario of the protocols an implementation speaks (corpus/scenarios), the stream is
+generated at each size N in turn, run through the implementation exactly as a fixture is (the
+replay hands a library one SSE event per network read, as a server flushes them), and judged
+against the generated expected result by the normal judge: a wrong result is a failure with its
+verdict, never a time. Growth stops once one stream takes longer than the time budget, or when the
+next size is predicted to take far longer, so a quadratic library costs seconds, not minutes.
+
+The reference is timed on the same streams in the same run and delivered the same way (in
+process for an in-process implementation, through the generic Python driver for a driver), so the
+ratio beside each absolute time compares like with like.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import sys
+import time
+import tracemalloc
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, Callable, Iterator
+
+from deltacheck.model import AssemblyRequest
+from deltacheck.runner import call_adapter
+from deltacheck.scenarios import ScenarioSpec
+from deltacheck.verdict import PASSING, Outcome, Returned, judge
+
+DEFAULT_BUDGET = 1.0  # seconds one stream may take before N stops growing
+DEFAULT_STREAM_TIMEOUT = 60.0
+OVER_SECONDS = 1.0  # "the N at which one stream takes over 1 s"
+AT_FRAGMENTS = 10_000  # the size the report quotes times at
+SUPER_LINEAR = 1.3  # a fitted exponent above this is a finding
+PREDICTED_LIMIT = 4.0  # a next size predicted to take more than this many budgets is not started
+MIN_TIMED_SECONDS = 0.3  # a short stream is timed again (best kept) until this much time was spent
+MAX_ROUNDS = 3
+
+# Causes of super-linear growth found by profiling the libraries, by adapter name prefix and shape.
+TOOL_SHAPES = ("tool", "tools4")
+KNOWN_CAUSES: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("langchain-openai", TOOL_SHAPES, "langchain-core's `chunk + chunk` re-parses the accumulated arguments "
+                                      "with a partial-JSON parser on every fragment"),
+    ("langchain-anthropic", TOOL_SHAPES, "langchain-core's `chunk + chunk` re-parses the accumulated tool input "
+                                         "with a partial-JSON parser on every fragment"),
+    ("openai-node", ("tools4",), "with interleaved calls openai-node emits an arguments-done event on every switch "
+                                 "between calls"),
+    ("openai-node", ("text", "tool", "tools4"), "openai-node's SSE reader re-slices its buffer after every event "
+                                                "(quadratic in the size of one network read)"),
+    ("anthropic-python", TOOL_SHAPES, "anthropic-python re-parses its JSON buffer on every input_json_delta"),
+)
+
+
+def known_cause(adapter_name: str, shape: str) -> str | None:
+    for prefix, shapes, cause in KNOWN_CAUSES:
+        if adapter_name.startswith(prefix) and shape in shapes:
+            return cause
+    return None
+
+
+# -- fitting ---------------------------------------------------------------------------------------
+
+
+def fitted_exponent(sizes: list[int], seconds: list[float]) -> float | None:
+    """The least-squares slope of log(time) against log(N); None with fewer than two sizes."""
+    if len(sizes) < 2 or len(set(sizes)) < 2:
+        return None
+    xs, ys = [math.log(n) for n in sizes], [math.log(max(t, 1e-9)) for t in seconds]
+    mean_x, mean_y = sum(xs) / len(xs), sum(ys) / len(ys)
+    return sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / sum((x - mean_x) ** 2 for x in xs)
+
+
+def time_at(target: int, sizes: list[int], seconds: list[float], exponent: float | None) -> tuple[float | None, str]:
+    """The time at `target` fragments: measured, or from the nearest measured size along the fitted exponent."""
+    if target in sizes:
+        return seconds[sizes.index(target)], "measured"
+    if exponent is None or not sizes:
+        return None, "unknown"
+    nearest = min(range(len(sizes)), key=lambda i: abs(math.log(sizes[i] / target)))
+    basis = "interpolated" if sizes[0] < target < sizes[-1] else "extrapolated"
+    return seconds[nearest] * (target / sizes[nearest]) ** exponent, basis
+
+
+def size_over(limit: float, sizes: list[int], seconds: list[float], exponent: float | None) -> tuple[float | None, str]:
+    """The N from which one stream takes over `limit` seconds: between measured sizes, or extrapolated."""
+    for i, t in enumerate(seconds):
+        if t > limit:
+            if i == 0:
+                return float(sizes[0]), "at most (measured)"
+            n0, t0, n1, t1 = sizes[i - 1], seconds[i - 1], sizes[i], t
+            slope = math.log(t1 / max(t0, 1e-9)) / math.log(n1 / n0)
+            if slope <= 0:
+                return float(n1), "measured"
+            return n0 * (limit / max(t0, 1e-9)) ** (1 / slope), "measured"
+    if exponent is None or exponent <= 0.05 or not sizes:
+        return None, "unknown"
+    return sizes[-1] * (limit / max(seconds[-1], 1e-9)) ** (1 / exponent), "extrapolated"
+
+
+def stop_reason(points: list["Point"], next_size: int, budget: float) -> str | None:
+    """Why N stops growing before `next_size`, or None to go on."""
+    if not points:
+        return None
+    last = points[-1]
+    if last.seconds > budget:
+        return f"one stream took {last.seconds:.2f} s at N={last.fragments:,}, over the {budget:g} s budget"
+    exponent = fitted_exponent([p.fragments for p in points], [p.seconds for p in points]) or 1.0
+    predicted = last.seconds * (next_size / last.fragments) ** max(exponent, 1.0)
+    if predicted > PREDICTED_LIMIT * budget:
+        return (f"N={next_size:,} would take about {predicted:.1f} s (predicted from N={last.fragments:,}), "
+                f"over {PREDICTED_LIMIT:g}x the {budget:g} s budget")
+    return None
+
+
+# -- timing one stream -----------------------------------------------------------------------------
+
+
+@dataclass
+class Timed:
+    outcome: Outcome  # of the first round: the one judged
+    seconds: float  # the best round
+    rounds: int
+    peak_memory: int | None = None  # bytes
+    memory_method: str | None = None
+
+
+Clock = Callable[[], float]
+
+
+class Implementation:
+    """How one request is run and its memory read: in process (tracemalloc) or through a driver (VmHWM)."""
+
+    def __init__(self, adapter: Any, clock: Clock = time.perf_counter) -> None:
+        self.adapter = adapter
+        self.clock = clock
+        self.driven = getattr(adapter, "run_request", None) is not None
+        self._run = adapter.run_request if self.driven else partial(call_adapter, adapter)
+
+    @property
+    def mode(self) -> str:
+        return "driver" if self.driven else "in-process"
+
+    def time(self, request: AssemblyRequest, timeout: float) -> Timed:
+        """The best of up to MAX_ROUNDS runs (short streams only), then the memory of one run."""
+        rounds, best, first, spent = 0, math.inf, None, 0.0
+        while rounds < MAX_ROUNDS:
+            if self.driven:
+                reset_peak_rss(driver_pid(self.adapter))
+            seconds, outcome = self._timed_run(request, timeout)
+            rounds += 1
+            spent += seconds
+            best = min(best, seconds)
+            if first is None:
+                first = outcome
+                if self.driven:
+                    peak = peak_rss(driver_pid(self.adapter))
+            if not isinstance(outcome, Returned) or spent >= MIN_TIMED_SECONDS:
+                break
+        timed = Timed(first, best, rounds)
+        if self.driven:
+            timed.peak_memory, timed.memory_method = peak, "driver peak RSS (VmHWM)" if peak is not None else None
+        elif isinstance(first, Returned):
+            timed.peak_memory, timed.memory_method = self._traced_peak(request, timeout), "tracemalloc"
+        return timed
+
+    def _timed_run(self, request: AssemblyRequest, timeout: float) -> tuple[float, Outcome]:
+        collecting = gc.isenabled()
+        gc.collect()
+        if not self.driven:
+            gc.disable()  # as timeit does: a collection's pause is not the library's
+        try:
+            started = self.clock()
+            outcome = self._run(request, timeout)
+            return self.clock() - started, outcome
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _traced_peak(self, request: AssemblyRequest, timeout: float) -> int | None:
+        """Peak bytes Python allocated during one more, untimed run (tracemalloc slows a run several times)."""
+        if tracemalloc.is_tracing():
+            return None  # someone else is tracing; their figures and ours would mix
+        tracemalloc.start()
+        try:
+            self._run(request, timeout)
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+
+def driver_pid(adapter: Any) -> int | None:
+    """The running driver's process id (the SubprocessAdapter's current process; None between restarts)."""
+    process = getattr(adapter, "_process", None)
+    return getattr(process, "pid", None)
+
+
+def reset_peak_rss(pid: int | None) -> bool:
+    """Reset a process's peak RSS (Linux: 5 into /proc/<pid>/clear_refs), so VmHWM is one stream's peak."""
+    if pid is None:
+        return False
+    try:
+        with open(f"/proc/{pid}/clear_refs", "w") as handle:
+            handle.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def peak_rss(pid: int | None) -> int | None:
+    """VmHWM of a process in bytes (None where /proc does not tell)."""
+    if pid is None:
+        return None
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as handle:
+            for line in handle:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+# -- one scenario ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Point:
+    fragments: int
+    seconds: float
+    rounds: int
+    reference_seconds: float | None = None
+    peak_memory: int | None = None
+    memory_method: str | None = None
+
+    def to_json(self, scenario: str) -> dict[str, Any]:
+        return {"kind": "point", "scenario": scenario, "fragments": self.fragments, "verdict": "pass",
+                "seconds": round(self.seconds, 6), "rounds": self.rounds,
+                "reference_seconds": None if self.reference_seconds is None else round(self.reference_seconds, 6),
+                "peak_memory_bytes": self.peak_memory, "memory_method": self.memory_method}
+
+
+@dataclass
+class ScenarioCost:
+    spec: ScenarioSpec
+    adapter_name: str
+    points: list[Point] = field(default_factory=list)
+    failure: dict[str, Any] | None = None  # the wrong result that stopped the scenario: its verdict and message
+    stopped: str | None = None
+
+    def summary(self) -> dict[str, Any]:
+        sizes = [p.fragments for p in self.points]
+        seconds = [p.seconds for p in self.points]
+        exponent = fitted_exponent(sizes, seconds)
+        at, at_basis = time_at(AT_FRAGMENTS, sizes, seconds, exponent)
+        reference = [p.reference_seconds for p in self.points]
+        reference_at = None
+        if self.points and all(r is not None for r in reference):
+            reference_at, _ = time_at(AT_FRAGMENTS, sizes, reference, fitted_exponent(sizes, reference))
+        over, over_basis = size_over(OVER_SECONDS, sizes, seconds, exponent)
+        memories = [p.peak_memory for p in self.points if p.peak_memory is not None]
+        super_linear = exponent is not None and exponent > SUPER_LINEAR
+        return {
+            "kind": "scenario", "scenario": self.spec.id, "title": self.spec.title, "protocol": self.spec.protocol,
+            "shape": self.spec.shape, "fragment_size": self.spec.fragment_size, "sizes": sizes,
+            "exponent": _rounded(exponent, 3),
+            "seconds_at_10k": _rounded(at, 6), "seconds_at_10k_basis": at_basis,
+            "reference_seconds_at_10k": _rounded(reference_at, 6),
+            "n_over_1s": None if over is None else round(over), "n_over_1s_basis": over_basis,
+            "peak_memory_bytes": max(memories) if memories else None,
+            "memory_method": next((p.memory_method for p in self.points if p.memory_method), None),
+            "super_linear": super_linear,
+            "cause": known_cause(self.adapter_name, self.spec.shape) if super_linear else None,
+            "stopped": self.stopped, "failure": self.failure,
+        }
+
+
+def _rounded(value: float | None, digits: int) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+class ReferenceBaseline:
+    """The reference timed on the same streams, delivered the same way; kept per run, so `score` times it once."""
+
+    def __init__(self, clock: Clock = time.perf_counter) -> None:
+        self.clock = clock
+        self._seconds: dict[tuple[str, str, int], float | None] = {}
+        self._implementations: dict[str, Implementation] = {}
+
+    def seconds(self, mode: str, spec: ScenarioSpec, request: AssemblyRequest, timeout: float) -> float | None:
+        key = (mode, spec.id, len(request.chunks))
+        if key not in self._seconds:
+            timed = self._implementation(mode).time(request, timeout)
+            self._seconds[key] = timed.seconds if isinstance(timed.outcome, Returned) else None
+        return self._seconds[key]
+
+    def _implementation(self, mode: str) -> Implementation:
+        if mode not in self._implementations:
+            if mode == "driver":
+                from deltacheck.subprocess_adapter import SubprocessAdapter
+                adapter = SubprocessAdapter([sys.executable, "-m", "deltacheck.driver",
+                                             "deltacheck.adapters.reference:ReferenceAdapter"])
+                adapter.start()
+            else:
+                from deltacheck.adapters.reference import ReferenceAdapter
+                adapter = ReferenceAdapter()
+            self._implementations[mode] = Implementation(adapter, self.clock)
+        return self._implementations[mode]
+
+    def close(self) -> None:
+        for implementation in self._implementations.values():
+            if implementation.driven:
+                implementation.adapter.close()
+        self._implementations.clear()
+
+
+def measure_scenario(implementation: Implementation, spec: ScenarioSpec, validator, fast_check,
+                     budget: float = DEFAULT_BUDGET, timeout: float = DEFAULT_STREAM_TIMEOUT,
+                     baseline: ReferenceBaseline | None = None,
+                     on_point: Callable[[dict[str, Any]], None] = lambda record: None) -> ScenarioCost:
+    """Time one scenario at growing N until the budget stops it or a result is wrong."""
+    adapter = implementation.adapter
+    capabilities = frozenset(adapter.capabilities)
+    cost = ScenarioCost(spec, adapter.name)
+    for size in spec.sizes:
+        cost.stopped = stop_reason(cost.points, size, budget)
+        if cost.stopped:
+            break
+        scenario = spec.generate(size)
+        fixture = spec.fixture(scenario)
+        request = fixture.request()
+        timed = implementation.time(request, timeout)
+        verdict = judge(fixture, timed.outcome, capabilities, validator,
+                        ScenarioSpec.fragment_positions(scenario) if "events" in capabilities else None, fast_check)
+        if verdict.verdict not in PASSING:
+            cost.failure = {"fragments": size, "verdict": verdict.verdict, "message": verdict.message}
+            cost.stopped = f"a {verdict.verdict} at N={size:,}"
+            on_point({"kind": "point", "scenario": spec.id, "fragments": size, "verdict": verdict.verdict,
+                      "message": verdict.message})
+            break
+        reference = None
+        if adapter.name == "reference" and not implementation.driven:
+            reference = timed.seconds  # the reference itself: the same run is its own baseline
+        elif baseline is not None:
+            reference = baseline.seconds(implementation.mode, spec, request, timeout)
+        point = Point(size, timed.seconds, timed.rounds, reference, timed.peak_memory, timed.memory_method)
+        cost.points.append(point)
+        on_point(point.to_json(spec.id))
+    return cost
+
+
+def measure(implementation: Implementation, specs: list[ScenarioSpec], validator, fast_check,
+            budget: float = DEFAULT_BUDGET, timeout: float = DEFAULT_STREAM_TIMEOUT,
+            baseline: ReferenceBaseline | None = None,
+            on_point: Callable[[dict[str, Any]], None] = lambda record: None) -> Iterator[ScenarioCost]:
+    """Each scenario of the protocols the implementation speaks, in turn."""
+    spoken = set(implementation.adapter.protocols)
+    for spec in specs:
+        if spec.protocol in spoken:
+            yield measure_scenario(implementation, spec, validator, fast_check, budget, timeout, baseline, on_point)
