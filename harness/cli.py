@@ -268,7 +268,7 @@ def score(corpus_dir: Path, adapter_names: tuple[str, ...], results_dir: Path, o
                     findings = run_fuzz(adapter, corpus, corpus.fixtures, examples, timeout, robustness=True)
                     write_fuzz_results(results_dir / f"fuzz-{name}.jsonl", adapter, corpus, findings, examples)
                     summarize_fuzz(name, findings)
-                if with_cost:
+                if scenarios:
                     run_cost(adapter, corpus_dir, scenarios, results_dir / f"cost-{name}.jsonl", baseline=baseline)
         except (EnvironmentFailed, DriverFailed, FileBusy) as exc:
             say("not run", "red", f"{name}: {exc}")
@@ -279,7 +279,7 @@ def score(corpus_dir: Path, adapter_names: tuple[str, ...], results_dir: Path, o
         baseline.close()
     write_mutation_results(results_dir / "mutants.jsonl", corpus, timeout=5.0)
     fuzz_files = [results_dir / f"fuzz-{n}.jsonl" for n in ran] if examples else []
-    cost_files = [results_dir / f"cost-{n}.jsonl" for n in ran] if with_cost else []
+    cost_files = [results_dir / f"cost-{n}.jsonl" for n in ran] if scenarios else []
     _write_report(sorted(results_dir / f"{n}.jsonl" for n in ran), corpus, output, results_dir / "junit.xml",
                   mutation_file=results_dir / "mutants.jsonl", fuzz_files=fuzz_files, cost_files=cost_files)
     if not_run:

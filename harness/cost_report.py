@@ -23,9 +23,9 @@ from deltacheck.cost import AT_FRAGMENTS, SUPER_LINEAR
 BEGIN = "<!-- deltacheck:cost:begin -->"
 END = "<!-- deltacheck:cost:end -->"
 PROTOCOL_ORDER = ("openai-chat", "openai-responses", "anthropic-messages")
-CI_SENTENCE = (f"Timings differ from run to run, so CI compares everything outside the `{BEGIN}` and `{END}` markers "
-               "around this section byte for byte and checks inside them only that the same implementations and "
-               "scenarios are listed.")
+CI_SENTENCE = ("Timings differ from run to run, so CI compares everything outside the two `deltacheck:cost` "
+               "comments around this section byte for byte and checks inside them only that the same "
+               "implementations and scenarios are listed.")
 
 CostRun = tuple[dict[str, Any], list[dict[str, Any]]]  # (header, records) of one cost-<adapter>.jsonl
 

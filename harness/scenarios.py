@@ -66,18 +66,16 @@ def load_scenarios(corpus_root: Path) -> tuple[list[ScenarioSpec], list[FixtureP
     validator = _validator(str(schema_dir))
     specs: list[ScenarioSpec] = []
     problems: list[FixtureProblem] = []
-    seen: dict[str, str] = {}
     for path in sorted(folder.glob("*.json")):
         rel = str(path.relative_to(corpus_root.parent)) if corpus_root.parent in path.parents else str(path)
-        spec, found = _check_spec(path, rel, validator, seen)
+        spec, found = _check_spec(path, rel, validator)
         problems.extend(found)
         if spec is not None and not found:
             specs.append(spec)
     return specs, problems
 
 
-def _check_spec(path: Path, rel: str, validator: jsonschema.Validator,
-                seen: dict[str, str]) -> tuple[ScenarioSpec | None, list[FixtureProblem]]:
+def _check_spec(path: Path, rel: str, validator: jsonschema.Validator) -> tuple[ScenarioSpec | None, list[FixtureProblem]]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -92,14 +90,11 @@ def _check_spec(path: Path, rel: str, validator: jsonschema.Validator,
         pointer = "/" + "/".join(str(p) for p in error.absolute_path)
         return None, [FixtureProblem(rel, sid, pointer, _shorten(error.message))]
     found = []
-    if path.stem != data["id"]:
+    if path.stem != data["id"]:  # which also keeps ids unique
         found.append(FixtureProblem(rel, sid, "/id", f"the file of scenario {data['id']!r} is named {data['id']}.json"))
     sizes = data["sizes"]
     if any(b <= a for a, b in zip(sizes, sizes[1:])):
         found.append(FixtureProblem(rel, sid, "/sizes", f"sizes must increase strictly, not {sizes}"))
-    if sid in seen:
-        found.append(FixtureProblem(rel, sid, "/id", f"duplicate scenario id, also used by {seen[sid]}"))
-    seen.setdefault(sid, rel)
     spec = ScenarioSpec(id=data["id"], title=data["title"], protocol=data["protocol"], shape=data["shape"],
                         fragment_size=data["fragment_size"], sizes=tuple(sizes), path=rel, seed=data.get("seed", 13))
     return spec, found

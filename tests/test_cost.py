@@ -1,0 +1,378 @@
+"""The cost axis: scenario specs, generated streams, judging long results, fitting, the budget, the report.
+
+No test here asserts on wall time: timings are synthetic where a test needs them.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+
+from deltacheck.adapter import CAPABILITIES, Adapter
+from deltacheck.cli import main
+from deltacheck.corpus import DEFAULT_CORPUS, fast_result_check, result_validator
+from deltacheck.cost import (Implementation, Point, fitted_exponent, known_cause, measure_scenario, size_over,
+                             stop_reason, time_at)
+from deltacheck.cost_report import BEGIN, END, differences, render_cost, render_cost_html, split_cost, with_cost_html
+from deltacheck.long_streams import PROTOCOLS, SHAPES, Scenario
+from deltacheck.reference import assemble
+from deltacheck.report import render_report
+from deltacheck.scenarios import ScenarioSpec, load_scenarios
+from deltacheck.verdict import Returned, judge
+from tests.corpus_builder import TEXT_FIXTURE, make_corpus
+
+VALIDATOR = result_validator(DEFAULT_CORPUS)
+FAST_CHECK = fast_result_check(DEFAULT_CORPUS)
+
+
+def spec(protocol="openai-chat", shape="tool", sizes=(100, 300), scenario_id="chat-tool", size=4) -> ScenarioSpec:
+    return ScenarioSpec(scenario_id, "a test scenario", protocol, shape, size, tuple(sizes), "corpus/scenarios/x.json")
+
+
+# -- scenario specs and lint -----------------------------------------------------------------------
+
+
+def test_the_bundled_scenarios_cover_every_protocol_and_shape_and_lint_clean():
+    specs, problems = load_scenarios(DEFAULT_CORPUS)
+    assert [str(p) for p in problems] == []
+    assert {(s.protocol, s.shape) for s in specs} == {(p, s) for p in PROTOCOLS for s in SHAPES}
+    assert all(10_000 in s.sizes for s in specs)  # the report quotes times at 10k fragments
+
+
+def scenario_corpus(tmp_path: Path, files: dict[str, object]) -> Path:
+    root = make_corpus(tmp_path, {"openai-chat/text.json": TEXT_FIXTURE})
+    (root / "scenarios").mkdir()
+    for name, content in files.items():
+        (root / "scenarios" / name).write_text(content if isinstance(content, str) else json.dumps(content))
+    return root
+
+
+GOOD = {"id": "chat-tool", "title": "one long tool call", "protocol": "openai-chat", "shape": "tool",
+        "fragment_size": 4, "sizes": [1000, 10000]}
+
+
+@pytest.mark.parametrize("name, content, field, message", [
+    ("chat-tool.json", "{not json", "/", "not JSON"),
+    ("chat-tool.json", {**GOOD, "shape": "spiral"}, "/shape", "'spiral' is not one of"),
+    ("chat-tool.json", {**GOOD, "sizes": [1000]}, "/sizes", "too short"),
+    ("chat-tool.json", {**GOOD, "sizes": [1000, 1000]}, "/sizes", "must increase strictly"),
+    ("chat-tool.json", {**GOOD, "chunks": []}, "/", "Additional properties"),
+    ("other-name.json", GOOD, "/id", "is named chat-tool.json"),
+])
+def test_a_bad_spec_is_one_problem_naming_its_file(tmp_path, name, content, field, message):
+    root = scenario_corpus(tmp_path, {name: content})
+    specs, problems = load_scenarios(root)
+    assert specs == []
+    (problem,) = problems
+    assert problem.path == f"corpus/scenarios/{name}" and problem.field == field and message in problem.message
+
+
+def test_lint_prints_a_bad_spec_as_one_line_and_fails(tmp_path):
+    root = scenario_corpus(tmp_path, {"chat-tool.json": GOOD, "broken.json": {**GOOD, "id": "broken", "fragment_size": 0}})
+    outcome = CliRunner().invoke(main, ["lint", "--corpus", str(root)])
+    assert outcome.exit_code == 1
+    lines = [line for line in outcome.output.splitlines() if "scenarios" in line]
+    assert lines == ["corpus/scenarios/broken.json: broken: /fragment_size: 0 is less than the minimum of 1"]
+    assert "Traceback" not in outcome.output
+
+
+# -- generation ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_generation_is_deterministic_and_the_seed_matters(protocol, shape):
+    first, again = Scenario(protocol, shape, 500), Scenario(protocol, shape, 500)
+    assert json.dumps(first.chunks) == json.dumps(again.chunks)
+    assert first.expected_result() == again.expected_result()
+    assert json.dumps(Scenario(protocol, shape, 500, seed=14).chunks) != json.dumps(first.chunks)
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_stream_has_n_fragments_of_the_given_size_in_its_protocol_s_chunk_shape(protocol, shape):
+    scenario = Scenario(protocol, shape, 400, size=5)
+    assert scenario.fragment_count == 400
+    assert all(len(piece) == 5 for _, piece in scenario.order)
+    schema = json.loads((DEFAULT_CORPUS / "schema" / "chunks.schema.json").read_text())
+    validator = jsonschema.Draft202012Validator({"$ref": f"#/$defs/{protocol}", "$defs": schema["$defs"]})
+    assert [e.message for chunk in scenario.chunks for e in validator.iter_errors(chunk)] == []
+
+
+def test_the_expected_result_is_built_from_the_generated_values_not_from_an_assembler():
+    scenario = Scenario("anthropic-messages", "tools4", 200)
+    expected = scenario.expected_result()
+    arguments = [part["arguments"] for part in expected["choices"][0]["parts"]]
+    assert arguments == [call["arguments"] for call in scenario.calls]
+    for call in scenario.calls:  # each is the JSON object the fragments spell out
+        assert list(json.loads(call["arguments"])) == ["content"]
+    streamed = {}
+    for chunk in scenario.chunks:
+        if chunk["type"] == "content_block_delta":
+            streamed[chunk["index"]] = streamed.get(chunk["index"], "") + chunk["delta"]["partial_json"]
+    assert [streamed[i] for i in range(4)] == arguments
+    assert expected["usage"] == {"input_tokens": 7, "output_tokens": 200}
+    assert expected["choices"][0]["finish_reason"] == "tool_use"
+
+
+@pytest.mark.parametrize("scenario_spec", load_scenarios(DEFAULT_CORPUS)[0], ids=lambda s: s.id)
+def test_the_reference_assembles_every_scenario_to_its_expected_result(scenario_spec):
+    scenario = scenario_spec.generate(scenario_spec.sizes[0])
+    outcome = assemble(scenario_spec.protocol, scenario.chunks)
+    fixture = scenario_spec.fixture(scenario)
+    verdict = judge(fixture, Returned(outcome.result), frozenset(CAPABILITIES), VALIDATOR,
+                    ScenarioSpec.fragment_positions(scenario), FAST_CHECK)
+    assert verdict.verdict == "pass", verdict.message
+    assert outcome.last_fragment == scenario.last_fragment
+
+
+# -- judging a long result -------------------------------------------------------------------------
+
+
+class DropsAFragmentOnLongStreams(Adapter):
+    """The reference, except that past 5,000 chunks it loses one argument fragment in the middle."""
+    name = "miniature-cost-drops-a-fragment"
+    library = "tests.test_cost"
+    version = "0"
+    protocols = frozenset(PROTOCOLS)
+    capabilities = frozenset(CAPABILITIES)
+    code_path = "a fake for the harness's own tests"
+
+    def assemble(self, request):
+        chunks = list(request.chunks)
+        if len(chunks) > 5_000:
+            del chunks[len(chunks) // 2]
+        return assemble(request.protocol, chunks).result
+
+
+def test_a_wrong_result_at_a_long_n_is_a_failure_with_its_verdict_not_a_time():
+    cost = measure_scenario(Implementation(DropsAFragmentOnLongStreams()), spec(sizes=(1_000, 10_000, 30_000)),
+                            VALIDATOR, FAST_CHECK)
+    assert [p.fragments for p in cost.points] == [1_000]
+    assert cost.failure["fragments"] == 10_000 and cost.failure["verdict"] == "fail"
+    assert "arguments" in cost.failure["message"]
+    assert cost.stopped == "a fail at N=10,000"
+    summary = cost.summary()
+    assert summary["failure"] == cost.failure and summary["sizes"] == [1_000]
+
+
+# -- fitting ---------------------------------------------------------------------------------------
+
+
+def test_the_exponent_is_fitted_on_a_log_log_scale():
+    sizes = [1_000, 3_000, 10_000, 30_000]
+    assert fitted_exponent(sizes, [2e-6 * n for n in sizes]) == pytest.approx(1.0)
+    assert fitted_exponent(sizes, [3e-9 * n ** 2 for n in sizes]) == pytest.approx(2.0)
+    assert fitted_exponent([1_000], [0.1]) is None
+
+
+def test_time_at_10k_is_measured_or_marked_as_interpolated_or_extrapolated():
+    quadratic = [1e-8 * n ** 2 for n in (1_000, 3_000)]
+    at, basis = time_at(10_000, [1_000, 3_000], quadratic, 2.0)
+    assert basis == "extrapolated" and at == pytest.approx(1.0)
+    assert time_at(10_000, [1_000, 10_000], [0.1, 1.0], 1.0) == (1.0, "measured")
+    assert time_at(10_000, [1_000, 30_000], [0.1, 3.0], 1.0)[1] == "interpolated"
+
+
+def test_the_size_over_one_second_is_between_measured_sizes_or_extrapolated():
+    n, basis = size_over(1.0, [1_000, 3_000], [0.5, 4.5], None)  # t = 5e-7 n^2 crosses 1 s at ~1,414
+    assert basis == "measured" and n == pytest.approx(1414, rel=0.01)
+    n, basis = size_over(1.0, [1_000, 10_000], [0.01, 0.1], 1.0)
+    assert basis == "extrapolated" and n == pytest.approx(100_000)
+    assert size_over(1.0, [1_000, 3_000], [1.5, 4.0], 1.0) == (1_000.0, "at most (measured)")
+
+
+def test_super_linear_growth_is_flagged_with_its_known_cause():
+    cost_points = [Point(n, 1e-8 * n ** 2, 1, 1e-6 * n) for n in (1_000, 3_000)]
+    from deltacheck.cost import ScenarioCost
+    summary = ScenarioCost(spec(), "langchain-openai-chat", cost_points).summary()
+    assert summary["super_linear"] and summary["exponent"] == pytest.approx(2.0)
+    assert "partial-JSON" in summary["cause"]
+    assert known_cause("langchain-openai-chat", "text") is None
+    assert known_cause("openai-python-chat", "tool") is None
+
+
+# -- the budget ------------------------------------------------------------------------------------
+
+
+class SyntheticTimes(Implementation):
+    """Runs the implementation for real (its result is judged) but reports seconds from a formula of N."""
+
+    def __init__(self, adapter, seconds_for):
+        super().__init__(adapter)
+        self.seconds_for = seconds_for
+        self.sizes_run: list[int] = []
+
+    def _timed_run(self, request, timeout):
+        _, outcome = super()._timed_run(request, timeout)
+        fragments = int(request.fixture_id.rsplit("@", 1)[1])
+        self.sizes_run.append(fragments)
+        return self.seconds_for(fragments), outcome
+
+
+def reference():
+    from deltacheck.adapters.reference import ReferenceAdapter
+    return ReferenceAdapter()
+
+
+def test_a_linear_implementation_is_measured_at_every_size():
+    implementation = SyntheticTimes(reference(), lambda n: 1e-4 * n)
+    cost = measure_scenario(implementation, spec(sizes=(100, 300, 1_000, 3_000)), VALIDATOR, FAST_CHECK, budget=1.0)
+    assert [p.fragments for p in cost.points] == [100, 300, 1_000, 3_000] and cost.stopped is None
+    assert cost.summary()["exponent"] == pytest.approx(1.0)
+
+
+def test_growth_stops_once_one_stream_exceeds_the_budget():
+    implementation = SyntheticTimes(reference(), lambda n: 1e-3 * n)  # 1.0 s at 1,000: over at 1,500
+    cost = measure_scenario(implementation, spec(sizes=(100, 300, 1_500, 2_000)), VALIDATOR, FAST_CHECK, budget=1.0)
+    assert [p.fragments for p in cost.points] == [100, 300, 1_500]
+    assert 2_000 not in implementation.sizes_run
+    assert cost.stopped == "one stream took 1.50 s at N=1,500, over the 1 s budget"
+
+
+def test_a_size_predicted_far_over_the_budget_is_not_started():
+    implementation = SyntheticTimes(reference(), lambda n: 1e-5 * n ** 2)  # 0.9 s at 300: 10 s predicted at 1,000
+    cost = measure_scenario(implementation, spec(sizes=(100, 300, 1_000)), VALIDATOR, FAST_CHECK, budget=1.0)
+    assert [p.fragments for p in cost.points] == [100, 300] and 1_000 not in implementation.sizes_run
+    assert "would take about 10.0 s" in cost.stopped
+    summary = cost.summary()
+    assert summary["super_linear"] and summary["n_over_1s_basis"] == "extrapolated"
+    assert summary["seconds_at_10k_basis"] == "extrapolated"
+
+
+def test_stop_reason_goes_on_under_the_budget():
+    assert stop_reason([], 1_000, 1.0) is None
+    assert stop_reason([Point(1_000, 0.1, 1)], 3_000, 1.0) is None
+
+
+def test_an_in_process_implementation_reports_traced_memory_and_the_reference_is_its_own_baseline():
+    cost = measure_scenario(Implementation(reference()), spec(sizes=(100, 200)), VALIDATOR, FAST_CHECK)
+    assert all(p.memory_method == "tracemalloc" and p.peak_memory > 0 for p in cost.points)
+    assert all(p.reference_seconds == p.seconds for p in cost.points)
+
+
+# -- the command -----------------------------------------------------------------------------------
+
+
+def test_cost_writes_its_results_file(tmp_path):
+    root = scenario_corpus(tmp_path, {"chat-tool.json": {**GOOD, "sizes": [100, 200]},
+                                      "anthropic-text.json": {**GOOD, "id": "anthropic-text", "protocol": "anthropic-messages",
+                                                              "shape": "text", "sizes": [100, 200]}})
+    results = tmp_path / "cost.jsonl"
+    outcome = CliRunner().invoke(main, ["cost", "--adapter", "reference", "--corpus", str(root), "--results", str(results)])
+    assert outcome.exit_code == 0, outcome.output
+    records = [json.loads(line) for line in results.read_text().splitlines()]
+    assert [r["kind"] for r in records] == ["header", "point", "point", "scenario", "point", "point", "scenario", "footer"]
+    assert records[0]["adapter"]["name"] == "reference" and records[0]["mode"] == "in-process"
+    assert [r["scenario"] for r in records if r["kind"] == "scenario"] == ["anthropic-text", "chat-tool"]
+
+
+def test_cost_names_an_unknown_scenario(tmp_path):
+    root = scenario_corpus(tmp_path, {"chat-tool.json": GOOD})
+    outcome = CliRunner().invoke(main, ["cost", "--adapter", "reference", "--corpus", str(root), "--scenario", "nope",
+                                        "--results", str(tmp_path / "c.jsonl")])
+    assert outcome.exit_code == 2 and "no scenario with id nope" in outcome.output
+
+
+def test_cost_exits_1_on_a_wrong_result(tmp_path):
+    root = scenario_corpus(tmp_path, {"chat-tool.json": {**GOOD, "sizes": [100, 10_000]}})
+    outcome = CliRunner().invoke(main, ["cost", "--adapter", "tests.test_cost:DropsAFragmentOnLongStreams",
+                                        "--corpus", str(root), "--results", str(tmp_path / "c.jsonl")])
+    assert outcome.exit_code == 1
+    assert "chat-tool at N=10,000" in outcome.output
+
+
+# -- the report section ----------------------------------------------------------------------------
+
+
+def cost_run(name: str, rows: list[dict]) -> tuple[dict, list[dict]]:
+    header = {"kind": "header", "adapter": {"name": name}}
+    return header, [{"kind": "scenario", "protocol": "openai-chat", **row} for row in rows]
+
+
+LINEAR = {"scenario": "chat-tool", "sizes": [1_000, 10_000, 100_000], "exponent": 1.01, "seconds_at_10k": 0.05,
+          "seconds_at_10k_basis": "measured", "reference_seconds_at_10k": 0.01, "n_over_1s": 190_000,
+          "n_over_1s_basis": "extrapolated", "peak_memory_bytes": 12_500_000, "memory_method": "driver peak RSS (VmHWM)",
+          "super_linear": False, "cause": None, "failure": None}
+QUADRATIC = {**LINEAR, "sizes": [1_000, 3_000], "exponent": 1.95, "seconds_at_10k": 20.0,
+             "seconds_at_10k_basis": "extrapolated", "n_over_1s": 1_700, "n_over_1s_basis": "measured",
+             "super_linear": True, "cause": "re-parses the accumulated arguments"}
+FAILED = {**LINEAR, "scenario": "chat-tools4", "failure": {"fragments": 1_000, "verdict": "fail",
+                                                          "message": "/choices/0/parts/0: arguments | differ"}}
+
+
+def test_the_cost_section_shows_figures_findings_and_failures_between_markers():
+    runs = [cost_run("zeta-lib", [QUADRATIC, FAILED]), cost_run("reference", [LINEAR])]
+    text = "\n".join(render_cost(runs))
+    assert text.startswith(BEGIN + "\n## Cost") and text.rstrip().endswith(END)
+    assert "CI compares everything outside" in text
+    lines = text.splitlines()
+    reference_row = lines.index(next(l for l in lines if l.startswith("| reference |")))
+    assert reference_row < lines.index(next(l for l in lines if l.startswith("| zeta-lib | chat-tool |")))
+    assert "| reference | chat-tool | 50.0 ms | 10.0 ms | 5.0x | 1.01 | 190k (extrap.) | 12.5 MB RSS | 1k–100k | – |" in text
+    assert "| zeta-lib | chat-tool | 20.00 s (extrap.) | 10.0 ms | 2000.0x | 1.95 | 1.7k (measured) |" in text
+    assert "- **zeta-lib** on chat-tool: exponent 1.95; known cause: re-parses the accumulated arguments" in text
+    assert "| zeta-lib | chat-tools4 | FAIL at N=1,000 |" in text
+    assert "fail: /choices/0/parts/0: arguments \\| differ" in text
+
+
+def test_the_report_carries_the_cost_section_when_there_are_cost_results():
+    text = render_report([], "9.9.9", 1, cost=[cost_run("reference", [LINEAR])])
+    assert BEGIN in text and "## Cost" in text and text.index("## Cost") < text.index("## Failures in detail")
+    assert BEGIN not in render_report([], "9.9.9", 1)
+
+
+def test_the_ci_check_ignores_timings_but_not_rows_or_anything_outside():
+    def report(rows, title="# deltacheck report"):
+        return f"{title}\n\nbefore\n\n" + "\n".join(render_cost([cost_run("reference", rows)])) + "\nafter\n"
+
+    committed = report([LINEAR])
+    slower = report([{**LINEAR, "seconds_at_10k": 0.07, "exponent": 1.4, "super_linear": True}])
+    assert differences(committed, slower, "REPORT.md") == []
+    (problem,) = differences(committed, report([LINEAR, {**LINEAR, "scenario": "chat-text"}]), "REPORT.md")
+    assert "only generated: [('reference', 'chat-text')]" in problem
+    (problem,) = differences(committed, report([LINEAR], title="# another report"), "REPORT.md")
+    assert "differs outside the cost section" in problem and "+# another report" in problem
+    assert split_cost(committed)[1] == [("reference", "chat-tool")]
+
+
+def test_the_html_page_gets_the_same_section_and_the_same_check():
+    page = "<!doctype html>\n<html><h1>matrix</h1>\n</html>\n"
+    committed = with_cost_html(page, [cost_run("reference", [LINEAR])])
+    assert committed.endswith(END + "\n</html>\n") and "<h1>matrix</h1>" in committed
+    assert split_cost(committed)[1] == [("reference", "chat-tool")]
+    slower = with_cost_html(page, [cost_run("reference", [{**LINEAR, "seconds_at_10k": 0.09}])])
+    assert differences(committed, slower, "REPORT.html") == []
+    assert "<td>20.00 s (extrap.)</td>" in render_cost_html([cost_run("lib", [QUADRATIC])])
+
+
+def test_the_ci_check_command_exits_1_naming_the_difference(tmp_path):
+    from deltacheck.cost_report import main as check
+    committed, generated = tmp_path / "old.md", tmp_path / "REPORT.md"
+    committed.write_text("a\n" + BEGIN + "\n| reference | chat-tool | 1 |\n" + END + "\n")
+    generated.write_text("a\n" + BEGIN + "\n| reference | chat-tool | 2 |\n" + END + "\n")
+    assert check([str(committed), str(generated)]) == 0
+    generated.write_text("b\n" + BEGIN + "\n| reference | chat-tool | 2 |\n" + END + "\n")
+    assert check([str(committed), str(generated)]) == 1
+
+
+def test_results_of_the_cost_axis_are_not_read_as_adapter_results(tmp_path):
+    results = tmp_path / "results"
+    results.mkdir()
+    root = scenario_corpus(tmp_path, {"chat-tool.json": {**GOOD, "sizes": [100, 200]}})
+    runner = CliRunner()
+    assert runner.invoke(main, ["run", "--adapter", "reference", "--corpus", str(root),
+                                "--results", str(results / "reference.jsonl")]).exit_code == 0
+    assert runner.invoke(main, ["cost", "--adapter", "reference", "--corpus", str(root),
+                                "--results", str(results / "cost-reference.jsonl")]).exit_code == 0
+    outcome = runner.invoke(main, ["report", "--corpus", str(root), "--output", str(tmp_path / "REPORT.md"),
+                                   str(results / "reference.jsonl")])
+    assert outcome.exit_code == 0, outcome.output
+    text = (tmp_path / "REPORT.md").read_text()
+    assert "| reference | chat-tool |" in text and "| reference | openai-chat | 1 / 1 |" in text
+    assert BEGIN in (tmp_path / "REPORT.html").read_text()
