@@ -71,6 +71,17 @@ def fitted_exponent(sizes: list[int], seconds: list[float]) -> float | None:
     return sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / sum((x - mean_x) ** 2 for x in xs)
 
 
+FIT_DECADES = 2  # the exponent is fitted over the sizes within 10**FIT_DECADES of the largest measured
+
+
+def growth_exponent(sizes: list[int], seconds: list[float]) -> float | None:
+    """The exponent over the largest sizes measured, where a fixed cost per stream no longer hides the growth."""
+    upper = [(n, t) for n, t in zip(sizes, seconds) if n * 10 ** FIT_DECADES >= max(sizes, default=0)]
+    if len(upper) < 2:
+        upper = list(zip(sizes, seconds))
+    return fitted_exponent([n for n, _ in upper], [t for _, t in upper])
+
+
 def time_at(target: int, sizes: list[int], seconds: list[float], exponent: float | None) -> tuple[float | None, str]:
     """The time at `target` fragments: measured, or from the nearest measured size along the fitted exponent."""
     if target in sizes:
@@ -105,7 +116,7 @@ def stop_reason(points: list["Point"], next_size: int, budget: float) -> str | N
     last = points[-1]
     if last.seconds > budget:
         return f"one stream took {last.seconds:.2f} s at N={last.fragments:,}, over the {budget:g} s budget"
-    exponent = fitted_exponent([p.fragments for p in points], [p.seconds for p in points]) or 1.0
+    exponent = growth_exponent([p.fragments for p in points], [p.seconds for p in points]) or 1.0
     predicted = last.seconds * (next_size / last.fragments) ** max(exponent, 1.0)
     if predicted > PREDICTED_LIMIT * budget:
         return (f"N={next_size:,} would take about {predicted:.1f} s (predicted from N={last.fragments:,}), "
@@ -258,12 +269,12 @@ class ScenarioCost:
     def summary(self) -> dict[str, Any]:
         sizes = [p.fragments for p in self.points]
         seconds = [p.seconds for p in self.points]
-        exponent = fitted_exponent(sizes, seconds)
+        exponent = growth_exponent(sizes, seconds)
         at, at_basis = time_at(AT_FRAGMENTS, sizes, seconds, exponent)
         reference = [p.reference_seconds for p in self.points]
         reference_at = None
         if self.points and all(r is not None for r in reference):
-            reference_at, _ = time_at(AT_FRAGMENTS, sizes, reference, fitted_exponent(sizes, reference))
+            reference_at, _ = time_at(AT_FRAGMENTS, sizes, reference, growth_exponent(sizes, reference))
         over, over_basis = size_over(OVER_SECONDS, sizes, seconds, exponent)
         memories = [p.peak_memory for p in self.points if p.peak_memory is not None]
         super_linear = exponent is not None and exponent > SUPER_LINEAR
