@@ -71,7 +71,7 @@ def fitted_exponent(sizes: list[int], seconds: list[float]) -> float | None:
     return sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / sum((x - mean_x) ** 2 for x in xs)
 
 
-FIT_DECADES = 2  # the exponent is fitted over the sizes within 10**FIT_DECADES of the largest measured
+FIT_DECADES = 1  # the exponent is fitted over the sizes within 10**FIT_DECADES of the largest measured
 
 
 def growth_exponent(sizes: list[int], seconds: list[float]) -> float | None:

@@ -118,7 +118,7 @@ EXPLANATION = (
     "is the best of up to three runs of one stream after a warm-up run; the reference is timed on the same streams "
     "in the same run, delivered the same way (in process, or through the Python driver for an implementation behind "
     "a driver, whose time includes the request's trip through the driver protocol), and the ratio is to it. The "
-    "exponent is the slope of log(time) against log(N) over the sizes within 100x of the largest measured; N stops "
+    "exponent is the slope of log(time) against log(N) over the sizes within 10x of the largest measured; N stops "
     "growing once one stream exceeds the time budget (or is predicted to take twice that), and a figure beyond the "
     "sizes measured is extrapolated along that slope and marked so. Peak memory is what tracemalloc traced for an "
     "in-process implementation, the driver process's peak RSS (reset before each stream) for a driver. An exponent "
