@@ -153,7 +153,7 @@ class Implementation:
         return "driver" if self.driven else "in-process"
 
     def time(self, request: AssemblyRequest, timeout: float, warm_up: bool = False) -> Timed:
-        """The best of up to MAX_ROUNDS runs (short streams only), then the memory of one run.
+        """The best of up to MAX_ROUNDS runs (short streams only); a driver's peak RSS during the first.
 
         `warm_up`: one untimed run first (imports, caches, a JIT), unless it already fails.
         """
@@ -176,10 +176,8 @@ class Implementation:
             if not isinstance(outcome, Returned) or spent >= MIN_TIMED_SECONDS:
                 break
         timed = Timed(first, best, rounds)
-        if self.driven:
-            timed.peak_memory, timed.memory_method = peak, "driver peak RSS (VmHWM)" if peak is not None else None
-        elif isinstance(first, Returned):
-            timed.peak_memory, timed.memory_method = self._traced_peak(request, timeout), "tracemalloc"
+        if self.driven and peak is not None:
+            timed.peak_memory, timed.memory_method = peak, "driver peak RSS (VmHWM)"
         return timed
 
     def _timed_run(self, request: AssemblyRequest, timeout: float) -> tuple[float, Outcome]:
@@ -195,7 +193,7 @@ class Implementation:
             if collecting:
                 gc.enable()
 
-    def _traced_peak(self, request: AssemblyRequest, timeout: float) -> int | None:
+    def traced_peak(self, request: AssemblyRequest, timeout: float) -> int | None:
         """Peak bytes Python allocated during one more, untimed run (tracemalloc slows a run several times)."""
         if tracemalloc.is_tracing():
             return None  # someone else is tracing; their figures and ours would mix
@@ -371,8 +369,16 @@ def measure_scenario(implementation: Implementation, spec: ScenarioSpec, validat
             reference = baseline.seconds(implementation.mode, spec, request, timeout)
         point = Point(size, timed.seconds, timed.rounds, reference, timed.peak_memory, timed.memory_method)
         cost.points.append(point)
+        if not implementation.driven and _is_last(cost.points, spec, budget):
+            # In process, memory is traced once, at the largest size (tracemalloc slows a run several times).
+            point.peak_memory, point.memory_method = implementation.traced_peak(request, timeout), "tracemalloc"
         on_point(point.to_json(spec.id))
     return cost
+
+
+def _is_last(points: list[Point], spec: ScenarioSpec, budget: float) -> bool:
+    following = [n for n in spec.sizes if n > points[-1].fragments]
+    return not following or stop_reason(points, following[0], budget) is not None
 
 
 def measure(implementation: Implementation, specs: list[ScenarioSpec], validator, fast_check,

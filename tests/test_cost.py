@@ -252,7 +252,8 @@ def test_stop_reason_goes_on_under_the_budget():
 
 def test_an_in_process_implementation_reports_traced_memory_and_the_reference_is_its_own_baseline():
     cost = measure_scenario(Implementation(reference()), spec(sizes=(100, 200)), VALIDATOR, FAST_CHECK)
-    assert all(p.memory_method == "tracemalloc" and p.peak_memory > 0 for p in cost.points)
+    assert [p.memory_method for p in cost.points] == [None, "tracemalloc"] and cost.points[-1].peak_memory > 0
+    assert cost.summary()["peak_memory_bytes"] == cost.points[-1].peak_memory
     assert all(p.reference_seconds == p.seconds for p in cost.points)
 
 
