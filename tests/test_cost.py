@@ -245,6 +245,18 @@ def test_a_size_predicted_far_over_the_budget_is_not_started():
     assert summary["seconds_at_10k_basis"] == "extrapolated"
 
 
+def test_a_pause_in_one_run_is_timed_again_and_not_taken_for_growth():
+    glitches = {1_000: [0.5]}  # the first timed run at 1,000 is caught by a pause of the machine
+
+    def seconds_for(n):
+        return glitches[n].pop() if glitches.get(n) else 1e-5 * n
+
+    implementation = SyntheticTimes(reference(), seconds_for)
+    cost = measure_scenario(implementation, spec(sizes=(100, 300, 1_000)), VALIDATOR, FAST_CHECK, budget=1.0)
+    assert [p.seconds for p in cost.points] == pytest.approx([1e-3, 3e-3, 1e-2])
+    assert cost.points[-1].rounds > 1 and not cost.summary()["super_linear"]
+
+
 def test_stop_reason_goes_on_under_the_budget():
     assert stop_reason([], 1_000, 1.0) is None
     assert stop_reason([Point(1_000, 0.1, 1)], 3_000, 1.0) is None
