@@ -23,6 +23,7 @@ from deltacheck.errors import AssemblyError, FixtureProblem
 from deltacheck.model import Fixture
 from deltacheck.sse import decode_stream
 from deltacheck.reference import PROTOCOLS, ReferenceOutcome, assemble
+from deltacheck.scenarios import load_scenarios
 
 from deltacheck.locations import BUNDLED_CORPUS as DEFAULT_CORPUS
 
@@ -166,8 +167,6 @@ def load_corpus(root: Path | str = DEFAULT_CORPUS, check_reference: bool = True)
 
 def _scenario_problems(root: Path) -> list[FixtureProblem]:
     """The cost axis's scenario specs (corpus/scenarios) are linted with the fixtures."""
-    from deltacheck.scenarios import load_scenarios  # it imports the reference, as this module does
-
     return load_scenarios(root)[1]
 
 
