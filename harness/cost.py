@@ -168,7 +168,8 @@ class Implementation:
             seconds, outcome = self._timed_run(request, timeout)
             rounds += 1
             spent += seconds
-            best = min(best, seconds)
+            if isinstance(outcome, Returned) or first is None:  # a later round that failed is no time
+                best = min(best, seconds)
             if first is None:
                 first = outcome
                 if self.driven:
