@@ -1,10 +1,10 @@
 """The cost axis: how an implementation's time and memory grow with the length of one stream.
 
 For each scenario of the protocols an implementation speaks (corpus/scenarios), the stream is
-generated at each size N in turn, run through the implementation exactly as a fixture is (the
-replay hands a library one SSE event per network read, as a server flushes them), and judged
-against the generated expected result by the normal judge: a wrong result is a failure with its
-verdict, never a time. Growth stops once one stream takes longer than the time budget, or when the
+generated at each size N in turn, run through the implementation exactly as a fixture is (with the
+body cut after every SSE event, so every replay hands the client one event per network read, as a
+server flushes them), and judged against the generated expected result by the normal judge: a
+wrong result is a failure with its verdict, never a time. Growth stops once one stream takes longer than the time budget, or when the
 next size is predicted to take far longer, so a quadratic library costs seconds, not minutes.
 
 The reference is timed on the same streams in the same run and delivered the same way (in
@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterator
 
 from deltacheck.model import AssemblyRequest
 from deltacheck.runner import call_adapter
-from deltacheck.scenarios import ScenarioSpec
+from deltacheck.scenarios import ScenarioSpec, served_request
 from deltacheck.verdict import PASSING, Outcome, Returned, judge
 
 DEFAULT_BUDGET = 1.0  # seconds one stream may take before N stops growing
@@ -372,7 +372,7 @@ def measure_scenario(implementation: Implementation, spec: ScenarioSpec, validat
             break
         scenario = spec.generate(size)
         fixture = spec.fixture(scenario)
-        request = fixture.request()
+        request = served_request(fixture)
         timed = implementation.time(request, timeout, warm_up=not cost.points)
         previous = (cost.points[-1].fragments, cost.points[-1].seconds) if cost.points else None
         timed = timed_again_if_steep(implementation, request, timeout, timed, previous, size)

@@ -8,6 +8,7 @@ one problem line naming its file, and the other specs still load.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from functools import lru_cache
@@ -17,7 +18,7 @@ import jsonschema
 
 from deltacheck.errors import FixtureProblem
 from deltacheck.long_streams import Scenario
-from deltacheck.model import Fixture
+from deltacheck.model import AssemblyRequest, Fixture
 from deltacheck.reference import ReferenceOutcome
 
 SCHEMA_FILE = "scenario.schema.json"
@@ -48,6 +49,21 @@ class ScenarioSpec:
     def fragment_positions(scenario: Scenario) -> ReferenceOutcome:
         """What the event judge needs (each call's last fragment), known from generation, not from an assembler."""
         return ReferenceOutcome(result=scenario.expected_result(), last_fragment=dict(scenario.last_fragment))
+
+
+def served_request(fixture: Fixture) -> AssemblyRequest:
+    """The request as a server sends it: the SSE body rendered up front (never inside a timed run) and
+    cut after every event, so every driver hands its client one event per network read (a driver's own
+    default may be a few large reads, which would blame a library for the replay's chunking)."""
+    plain = fixture.request()
+    body = plain.sse
+    cuts, start = [], 0
+    while (end := body.find(b"\n\n", start)) >= 0 and end + 2 < len(body):
+        cuts.append(end + 2)
+        start = end + 2
+    request = dataclasses.replace(plain, sse_cuts=tuple(cuts) or None)
+    vars(request)["sse"] = body  # fills the cached property: the body is rendered once, here
+    return request
 
 
 @lru_cache(maxsize=None)

@@ -389,3 +389,18 @@ def test_results_of_the_cost_axis_are_not_read_as_adapter_results(tmp_path):
     text = (tmp_path / "REPORT.md").read_text()
     assert "| reference | chat-tool |" in text and "| reference | openai-chat | 1 / 1 |" in text
     assert BEGIN in (tmp_path / "REPORT.html").read_text()
+
+
+def test_the_served_body_is_cut_after_every_event_and_rendered_before_any_timing():
+    from deltacheck.scenarios import served_request
+    from deltacheck.sse import render_sse
+    scenario = Scenario("openai-responses", "tools4", 40)
+    fixture = spec("openai-responses", "tools4").fixture(scenario)
+    request = served_request(fixture)
+    assert "sse" in vars(request)  # rendered already: no run pays for it
+    body = render_sse("openai-responses", scenario.chunks)
+    assert request.sse == body
+    pieces = request.sse_pieces()
+    assert len(pieces) == len(scenario.chunks) and b"".join(pieces) == body
+    assert all(piece.startswith(b"event: ") and piece.endswith(b"\n\n") and piece.count(b"\n\n") == 1 for piece in pieces)
+    assert request.to_json()["sse_cuts"] == list(request.sse_cuts)
