@@ -1,0 +1,155 @@
+"""A standalone reproduction: one fixture's bytes fed to one library, runnable without deltacheck.
+
+The script is built from a template per language (python.tmpl, node.tmpl beside this file) and the
+bundled adapter's own source (the Python adapter module, or the Node driver), so it runs the very
+code path and mapping the harness ran and prints the same observed result; only the adapter's
+imports of deltacheck are answered by small stand-ins (and, for Node, the inlined replay helpers).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import json
+import re
+from pathlib import Path
+
+from deltacheck.compare import pretty
+from deltacheck.model import Fixture
+
+TEMPLATES = Path(__file__).resolve().parent
+# Printed on the line before the assembled result, so a reader (or a test) can find it after
+# whatever the library itself writes to stdout.
+MARKER = "--- what the library assembled (deltacheck canonical form) ---"
+
+# The provider's own SDK in each language: the adapter --repro uses when none is named.
+DEFAULT_ADAPTERS = {
+    ("python", "openai-chat"): "openai-python-chat",
+    ("python", "openai-responses"): "openai-python-responses",
+    ("python", "anthropic-messages"): "anthropic-python",
+    ("node", "openai-chat"): "openai-node-chat",
+    ("node", "openai-responses"): "openai-node-responses",
+    ("node", "anthropic-messages"): "anthropic-node",
+}
+
+
+class ReproUnavailable(Exception):
+    """No reproduction can be written for this adapter and language; the message says why."""
+
+
+def reproduction(fixture: Fixture, citation: str, language: str, adapter_name: str | None) -> str:
+    """The script's text for `fixture` through the bundled adapter `adapter_name` (or the default)."""
+    from deltacheck.adapter import registered_adapters
+    from deltacheck.external import ExternalAdapter
+
+    name = adapter_name or DEFAULT_ADAPTERS[(language, fixture.protocol)]
+    registry = registered_adapters()
+    factory = registry.get(name)
+    if not isinstance(factory, ExternalAdapter):
+        bundled = sorted(n for n, f in registry.items()
+                         if isinstance(f, ExternalAdapter) and f.manifest.language == language)
+        why = ("it is deltacheck's own (no third-party library to reproduce with)" if factory is not None
+               else "it is not a bundled adapter")
+        raise ReproUnavailable(f"--adapter {name}: --repro cannot reproduce it, {why}; "
+                               f"bundled {language} adapters: {', '.join(bundled)}")
+    manifest = factory.manifest
+    if manifest.language != language:
+        raise ReproUnavailable(f"--adapter {name} is a {manifest.language} adapter; use --repro {manifest.language}")
+    hello = factory.probe() if factory.env_state() == "ready" else None
+    library = f"{hello.library} {hello.version}" if hello else f"the version deltacheck pins for {name}"
+    fields = {
+        "CITATION": citation, "TITLE": fixture.title, "ADAPTER": name, "LIBRARY": library,
+        "CODE_PATH": hello.code_path if hello else "(see the adapter source below)",
+        "MARKER": MARKER, "EXPECTED": _comment(pretty(fixture.expected), "#" if language == "python" else "//"),
+    }
+    request = fixture.request()
+    if language == "python":
+        fields["INSTALL"] = f"pip install '{hello.library}=={hello.version}'" if hello else "pip install the library"
+        fields.update(_python(fixture, manifest, request.sse))
+    else:
+        fields["INSTALL"] = f"npm install {hello.library}@{hello.version}" if hello else "npm install the library"
+        fields.update(_node(fixture, manifest, request.sse))
+    return _fill((TEMPLATES / f"{language}.tmpl").read_text(encoding="utf-8"), fields)
+
+
+def _fill(template: str, fields: dict[str, str]) -> str:
+    # One pass, so text inside a field (the adapter source, the stream) is never read as a placeholder.
+    return re.sub(r"@@([A-Z_]+)@@", lambda m: fields[m.group(1)], template)
+
+
+def _comment(text: str, prefix: str) -> str:
+    return "\n".join(f"{prefix}   {line}".rstrip() for line in text.rstrip().splitlines())
+
+
+# -- Python --------------------------------------------------------------------------------------
+
+
+def _python(fixture: Fixture, manifest, sse: bytes) -> dict[str, str]:
+    module_name, _, class_name = manifest.entry.partition(":")
+    source_path = _module_file(module_name)
+    source = source_path.read_text(encoding="utf-8")
+    helpers = sorted(set(re.findall(r"^from (deltacheck\.adapters\.\w+) import", source, re.MULTILINE)))
+    helper_lines = []
+    for helper in helpers:
+        helper_source = _module_file(helper).read_text(encoding="utf-8")
+        helper_lines.append(f"_stand_in({helper!r}, (\n{_py_text_lines(helper_source)}\n))")
+    return {
+        "SSE": _py_bytes_lines(sse),
+        "CHUNKS": "\n".join(f"    {json.dumps(chunk, ensure_ascii=False, separators=(',', ':'))!r}," for chunk in fixture.chunks),
+        "HELPERS": "\n".join(helper_lines),
+        "SEED": _seed_source_python(),
+        "ADAPTER_FILE": f"deltacheck/adapters/{source_path.parent.name}/{source_path.name}",
+        "ADAPTER_SOURCE": re.sub(r"^from __future__ import annotations\n", "", source, flags=re.MULTILINE).strip(),
+        "FIXTURE_ID": repr(fixture.id), "PROTOCOL": repr(fixture.protocol), "STREAM_END": repr(fixture.stream_end),
+        "CLASS": class_name,
+    }
+
+
+def _module_file(module_name: str) -> Path:
+    """The file of a bundled adapter module, found without importing it (its library is not installed here)."""
+    spec = importlib.util.find_spec(module_name)
+    if spec is None or spec.origin is None:
+        raise ReproUnavailable(f"cannot find the source of {module_name}")
+    return Path(spec.origin)
+
+
+def _py_bytes_lines(data: bytes) -> str:
+    """`data` as bytes literals, one SSE line each, so the stream reads as it is sent."""
+    lines = data.splitlines(keepends=True) or [b""]
+    return "\n".join(f"    {line!r}" for line in lines)
+
+
+def _py_text_lines(text: str) -> str:
+    return "\n".join(f"    {line!r}" for line in text.splitlines(keepends=True))
+
+
+def _seed_source_python() -> str:
+    from deltacheck import driver
+
+    return inspect.getsource(driver.seed_randomness).strip()
+
+
+# -- Node ----------------------------------------------------------------------------------------
+
+_COMMON_IMPORT = re.compile(r"^import\s[^;]*?from\s*['\"]\.\./common/[^'\"]+['\"];?\n", re.MULTILINE | re.DOTALL)
+
+
+def _node(fixture: Fixture, manifest, sse: bytes) -> dict[str, str]:
+    driver = manifest.folder / manifest.command[1]
+    common = driver.parent.parent / "common"
+    source = _COMMON_IMPORT.sub("", driver.read_text(encoding="utf-8")).strip()
+    replay = re.sub(r"^export ", "", (common / "replay.mjs").read_text(encoding="utf-8"), flags=re.MULTILINE).strip()
+    seed = re.search(r"^function seedRandomness\(.*?^}\n", (common / "driver.mjs").read_text(encoding="utf-8"),
+                     re.MULTILINE | re.DOTALL)
+    if seed is None:
+        raise ReproUnavailable(f"{common / 'driver.mjs'} has no seedRandomness function to inline")
+    text = sse.decode("utf-8")
+    return {
+        "SSE": " +\n".join(f"  {json.dumps(line, ensure_ascii=False)}" for line in (text.splitlines(keepends=True) or [""])),
+        "CHUNKS": "\n".join(f"  {json.dumps(chunk, ensure_ascii=False, separators=(',', ':'))}," for chunk in fixture.chunks),
+        "REPLAY_SOURCE": replay, "SEED": seed.group(0).strip(),
+        "ADAPTER_FILE": f"deltacheck/adapters/node/{driver.parent.name}/{driver.name}", "ADAPTER_SOURCE": source,
+        "FIXTURE_ID": json.dumps(fixture.id), "PROTOCOL": json.dumps(fixture.protocol),
+        "STREAM_END": json.dumps(fixture.stream_end),
+        "MODE": json.dumps(manifest.command[2] if len(manifest.command) > 2 else ""),
+    }
