@@ -40,6 +40,9 @@ TEXT_KEYS = frozenset({
     "description", "cited_text", "title", "summary", "input", "arguments", "partial_json", "data", "signature",
     "encrypted_content",
 })
+# Identifiers: a meaningful prefix is kept, the rest replaced.
+ID_KEYS = frozenset({"id", "item_id", "call_id", "tool_use_id", "response_id", "previous_response_id",
+                     "system_fingerprint", "file_id", "container_id", "conversation_id"})
 MEANINGFUL_PREFIXES = ("chatcmpl-", "srvtoolu_", "toolu_", "call_", "resp_", "msg_", "ctc_", "fc_", "rs_", "ws_",
                        "fp_", "req_", "ig_", "mcp_", "ci_", "cfile_", "file-", "file_")
 SECRET = re.compile(
@@ -178,7 +181,7 @@ class Redactor:
         value = scrub_secrets(value)
         if key in STRUCTURAL_KEYS or (self.keep_text and key in TEXT_KEYS):
             return value
-        return self.cipher.identifier(value)
+        return self.cipher.identifier(value) if key in ID_KEYS else self.cipher.text(value)
 
     def arguments(self, value: str) -> str:
         value = scrub_secrets(value)
@@ -197,7 +200,7 @@ class Redactor:
         for k, v in value.items():
             if k in ("arguments", "partial_json") and isinstance(v, str):
                 out[k] = self.arguments(v)  # a complete text; fragments are grouped before the walk
-            elif k == "input" and isinstance(v, (dict, list)):
+            elif k in ("arguments", "input") and isinstance(v, (dict, list)):
                 out[k] = self.walk_json_value(v)
             else:
                 out[k] = self.walk(v, k)
@@ -276,7 +279,9 @@ def _walk_with(redactor: Redactor, value: Any, replaced: dict[int, dict[str, str
     for k, v in value.items():
         if k in done:
             out[k] = done[k]
-        elif isinstance(v, (dict, list)) and k != "input":
+        elif isinstance(v, (dict, list)) and k in ("arguments", "input"):
+            out[k] = redactor.walk_json_value(v)  # parsed tool input: its keys are the tool's, never structure
+        elif isinstance(v, (dict, list)):
             out[k] = _walk_with(redactor, v, replaced, k)
         else:
             out[k] = redactor.walk({k: v})[k]
