@@ -253,6 +253,6 @@ def detect_protocol(chunks: list[dict[str, Any]], labels: list[str], where: str)
             # An error frame alone reads as another protocol's; it belongs to the stream it is in.
             if chunk.get("type") == "error" or (set(chunk) <= {"error"}):
                 continue
-            raise BadCapture(f"{where}: {label}: a {this} chunk in a stream that began as {protocol}; "
+            raise BadCapture(f"{where}: {label}: this chunk is {this}, but the stream began as {protocol}; "
                              "a capture holds one stream")
     return protocol
