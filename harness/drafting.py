@@ -16,6 +16,7 @@ from deltacheck.capture import BadCapture, Capture, read_capture
 from deltacheck.corpus import Corpus
 from deltacheck.errors import AssemblyError
 from deltacheck.fuzz import format_fixture, new_fixture_id
+from deltacheck.locations import PACKAGE_DIR
 from deltacheck.redact import Cipher, redact_chunks, rewrite_data, scrub_secrets, secret_locations
 from deltacheck.reference import assemble
 
@@ -169,11 +170,18 @@ def _refuse_secrets(data: dict[str, Any], path: Path) -> None:
 
 
 def fixture_path(corpus: Corpus, data: dict[str, Any], output: Path | None, titled: bool = True) -> Path:
-    """--output, else fixtures/<protocol>/<the title as a file name>.json (captured-<id>.json for an untitled import)."""
+    """--output, else fixtures/<protocol>/<the title as a file name>.json (captured-<id>.json for an untitled import).
+
+    The corpus an installed deltacheck carries is package data, never written to: there the draft goes
+    to the current directory, for the contributor to move into their checkout's corpus.
+    """
     if output is not None:
         return output
     slug = re.sub(r"[^a-z0-9]+", "-", data["title"].lower()).strip("-")[:70].rstrip("-") if titled else ""
-    return corpus.root / "fixtures" / data["protocol"] / f"{slug or 'captured-' + data['id'].lower()}.json"
+    name = f"{slug or 'captured-' + data['id'].lower()}.json"
+    if corpus.root.resolve().is_relative_to(PACKAGE_DIR):
+        return Path.cwd() / name
+    return corpus.root / "fixtures" / data["protocol"] / name
 
 
 def write_draft(data: dict[str, Any], path: Path) -> None:
