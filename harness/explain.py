@@ -86,6 +86,11 @@ def _text_run(explanation: Explanation) -> list[str]:
     lines.append(f"verdict: {verdict.verdict}" + (f": {verdict.message}" if verdict.message else ""))
     if verdict.first_divergence:
         lines.append(f"first divergence: {verdict.first_divergence}")
+    if len(verdict.divergences) > 1:
+        lines.append(f"all {len(verdict.divergences)} divergences:")
+        lines += [f"  {d['message']}" for d in verdict.divergences]
+    if verdict.forbidden:
+        lines.append(f"forbidden outcomes it matches: {'; '.join(verdict.forbidden)}")
     if verdict.na:
         lines.append(f"not judged (the adapter cannot express them): {', '.join(verdict.na)}")
     if verdict.observed is not None:
@@ -93,7 +98,16 @@ def _text_run(explanation: Explanation) -> list[str]:
     if verdict.diff:
         title = "traceback:" if verdict.observed is None else "diff (expected -> observed, as compared):"
         lines += ["", title, "", verdict.diff.rstrip()]
+    elif _only_events_diverge(verdict):
+        lines += ["", f"diff: none in the assembled result; {EVENTS_ONLY}"]
     return lines
+
+
+EVENTS_ONLY = "the divergence is in the tool-call completion events (observed `events`; CONTRACT.md 3.4)"
+
+
+def _only_events_diverge(verdict: Verdict) -> bool:
+    return bool(verdict.divergences) and all(d.get("axis") == "events" for d in verdict.divergences)
 
 
 # -- Markdown ------------------------------------------------------------------------------------
@@ -158,6 +172,11 @@ def _markdown_run(explanation: Explanation) -> list[str]:
     out += ["", "### Verdict", "", f"**{verdict.verdict}**" + (f": {_code(verdict.message)}" if verdict.message else "")]
     if verdict.first_divergence:
         out += ["", f"First divergence: {_code(verdict.first_divergence)}"]
+    if len(verdict.divergences) > 1:
+        out += ["", f"All {len(verdict.divergences)} divergences:", ""]
+        out += [f"- {_code(d['message'])}" for d in verdict.divergences]
+    if verdict.forbidden:
+        out += ["", f"Forbidden outcomes it matches: {_escape('; '.join(verdict.forbidden))}"]
     if verdict.na:
         out += ["", f"Not judged (the adapter cannot express them): {', '.join(verdict.na)}"]
     if verdict.observed is not None:
@@ -165,12 +184,17 @@ def _markdown_run(explanation: Explanation) -> list[str]:
     if verdict.diff:
         title = "### Traceback" if verdict.observed is None else "### Diff (expected → observed, as compared)"
         out += ["", title, "", _fence(verdict.diff, "text" if verdict.observed is None else "diff")]
+    elif _only_events_diverge(verdict):
+        out += ["", "### Diff", "", f"None in the assembled result; {EVENTS_ONLY}."]
     return out
 
 
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|])")
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
 
 
 def _escape(text: str) -> str:
-    """Library and fixture text shown as itself, never as Markdown or HTML."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+    """Library and fixture text shown as itself, never as Markdown or HTML (a heading, list or quote
+    marker at the start of a line is escaped too)."""
+    escaped = _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+    escaped = re.sub(r"^(\s*)([#+-])", r"\1\\\2", escaped, flags=re.MULTILINE)
+    return re.sub(r"^(\s*\d+)\.", r"\1\\.", escaped, flags=re.MULTILINE)

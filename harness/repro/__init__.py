@@ -56,20 +56,30 @@ def reproduction(fixture: Fixture, citation: str, language: str, adapter_name: s
     if manifest.language != language:
         raise ReproUnavailable(f"--adapter {name} is a {manifest.language} adapter; use --repro {manifest.language}")
     hello = factory.probe() if factory.env_state() == "ready" else None
-    library = f"{hello.library} {hello.version}" if hello else f"the version deltacheck pins for {name}"
+    library = f"{hello.library} {hello.version}" if hello else "the library at the versions pinned on the Install line"
     fields = {
         "CITATION": citation, "TITLE": fixture.title, "ADAPTER": name, "LIBRARY": library,
         "CODE_PATH": hello.code_path if hello else "(see the adapter source below)",
         "MARKER": MARKER, "EXPECTED": _comment(pretty(fixture.expected), "#" if language == "python" else "//"),
     }
+    fields["INSTALL"] = _install_command(manifest)
     request = fixture.request()
     if language == "python":
-        fields["INSTALL"] = f"pip install '{hello.library}=={hello.version}'" if hello else "pip install the library"
         fields.update(_python(fixture, manifest, request.sse))
     else:
-        fields["INSTALL"] = f"npm install {hello.library}@{hello.version}" if hello else "npm install the library"
         fields.update(_node(fixture, manifest, request.sse))
     return _fill((TEMPLATES / f"{language}.tmpl").read_text(encoding="utf-8"), fields)
+
+
+def _install_command(manifest) -> str:
+    """What the script imports, at the versions the adapter pins (its direct pins, not the frozen rest)."""
+    if manifest.language == "python":
+        from deltacheck.envs import direct_requirements
+
+        pins = direct_requirements((manifest.folder / manifest.requirements).read_text(encoding="utf-8"))
+        return "pip install " + " ".join(f"'{pin}'" if any(c in pin for c in "<>[]") else pin for pin in pins)
+    package = json.loads((manifest.folder / "package.json").read_text(encoding="utf-8"))
+    return "npm install " + " ".join(f"{name}@{version}" for name, version in package.get("dependencies", {}).items())
 
 
 def _fill(template: str, fields: dict[str, str]) -> str:
