@@ -57,9 +57,19 @@ SECRET_MARK = "X"
 _RANGES = ((0x00C0, 0x0800), (0x0800, 0xD800))
 
 
+def _looks_secret(match: re.Match) -> bool:
+    """A key mixes letters and digits; a hyphenated English phrase (`task-based-...`) does not."""
+    body = match.group()
+    return bool(re.search(r"\d", body) and re.search(r"[A-Za-z]", body[3:]))
+
+
+def find_secrets(text: str) -> list[re.Match]:
+    return [m for m in SECRET.finditer(text) if _looks_secret(m)]
+
+
 def scrub_secrets(text: str) -> str:
     """Each secret-looking run overwritten with as many X's (so fragment cut points stay where they were)."""
-    return SECRET.sub(lambda m: SECRET_MARK * len(m.group()), text)
+    return SECRET.sub(lambda m: SECRET_MARK * len(m.group()) if _looks_secret(m) else m.group(), text)
 
 
 class Cipher:
@@ -294,12 +304,12 @@ def secret_locations(document: Any, pointer: str = "") -> list[str]:
     """JSON pointers of every string (or key) in `document` that looks like an API key or bearer token."""
     found = []
     if isinstance(document, str):
-        if SECRET.search(document):
+        if find_secrets(document):
             found.append(pointer or "/")
     elif isinstance(document, dict):
         for k, v in document.items():
             here = f"{pointer}/{k}"
-            if SECRET.search(k):
+            if find_secrets(k):
                 found.append(here)
             found.extend(secret_locations(v, here))
     elif isinstance(document, list):

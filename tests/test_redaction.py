@@ -217,3 +217,8 @@ def test_raw_event_data_is_rewritten_in_place_with_its_layout(seed, value):
     rewritten = rewrite_data(raw, chunk, redacted)
     assert json.loads(rewritten) == redacted
     assert re.sub(r'"(?:[^"\\]|\\.)*"', '""', rewritten) == re.sub(r'"(?:[^"\\]|\\.)*"', '""', raw)
+
+
+def test_hyphenated_prose_is_not_taken_for_an_api_key():
+    prose = "a disk-encryption-key-rotation-schedule and a task-management-system-overview"
+    assert scrub_secrets(prose) == prose and not secret_locations({"text": prose})

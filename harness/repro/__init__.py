@@ -55,7 +55,7 @@ def reproduction(fixture: Fixture, citation: str, language: str, adapter_name: s
     manifest = factory.manifest
     if manifest.language != language:
         raise ReproUnavailable(f"--adapter {name} is a {manifest.language} adapter; use --repro {manifest.language}")
-    hello = factory.probe() if factory.env_state() == "ready" else None
+    hello = _hello(factory)
     library = f"{hello.library} {hello.version}" if hello else "the library at the versions pinned on the Install line"
     fields = {
         "CITATION": citation, "TITLE": fixture.title, "ADAPTER": name, "LIBRARY": library,
@@ -69,6 +69,17 @@ def reproduction(fixture: Fixture, citation: str, language: str, adapter_name: s
     else:
         fields.update(_node(fixture, manifest, request.sse))
     return _fill((TEMPLATES / f"{language}.tmpl").read_text(encoding="utf-8"), fields)
+
+
+def _hello(factory):
+    """The driver's hello (library and exact version) when its environment is built and it starts; else None:
+    the script is written all the same, naming the pinned versions instead."""
+    from deltacheck.errors import DriverFailed, EnvironmentFailed
+
+    try:
+        return factory.probe() if factory.env_state() == "ready" else None
+    except (DriverFailed, EnvironmentFailed, OSError):
+        return None
 
 
 def _install_command(manifest) -> str:
