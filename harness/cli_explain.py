@@ -55,6 +55,10 @@ def explain(fixture_id: str, corpus_dir: Path, adapter_name: str | None, adapter
             script = reproduction(fixture, corpus.cite(fixture.id), repro_language, adapter_name)
         except ReproUnavailable as exc:
             raise click.UsageError(str(exc)) from None
+        if fmt == "markdown":  # for an issue: the script in a fenced block
+            from deltacheck.explain import fence
+
+            script = fence(script, "python" if repro_language == "python" else "js") + "\n"
         click.echo(script, nl=False)
         return
     explanation = Explanation(fixture, corpus.cite(fixture.id))

@@ -113,7 +113,7 @@ def _only_events_diverge(verdict: Verdict) -> bool:
 # -- Markdown ------------------------------------------------------------------------------------
 
 
-def _fence(text: str, info: str = "") -> str:
+def fence(text: str, info: str = "") -> str:
     """A fenced block that the text cannot close early (the fence is longer than any backtick run in it)."""
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
@@ -143,12 +143,12 @@ def render_markdown(explanation: Explanation, raw_stream: bytes) -> str:
         out += ["", _escape(fixture.comment)]
     if verdict is not None:
         out += _markdown_run(explanation)
-    out += ["", "### Expected result (deltacheck CONTRACT.md 3)", "", _fence(pretty(fixture.expected), "json")]
+    out += ["", "### Expected result (deltacheck CONTRACT.md 3)", "", fence(pretty(fixture.expected), "json")]
     impl = fixture.implementation_defined
     if impl:
         out += ["", "### Implementation-defined", "", _escape(impl["reason"])]
         for alt in fixture.acceptable:
-            out += ["", f"Also acceptable: {_escape(alt['description'])}", "", _fence(pretty(alt["result"]), "json")]
+            out += ["", f"Also acceptable: {_escape(alt['description'])}", "", fence(pretty(alt["result"]), "json")]
         if fixture.raise_acceptable:
             out += ["", f"Raising an error is acceptable: {_escape(fixture.raise_acceptable)}"]
         for rule in fixture.forbidden:
@@ -157,9 +157,9 @@ def render_markdown(explanation: Explanation, raw_stream: bytes) -> str:
     chunks = "\n".join(encode_chunk(chunk) for chunk in fixture.chunks)
     end = _stream_end(fixture)
     out += ["", "### Stream", "", f"{len(fixture.chunks)} chunks, one JSON payload per line"
-            + (f"; then {end}" if end else "") + ":", "", _fence(chunks, "jsonl")]
+            + (f"; then {end}" if end else "") + ":", "", fence(chunks, "jsonl")]
     out += ["", "<details><summary>Raw stream (the exact SSE bytes served to the library)</summary>", "",
-            _fence(raw_stream.decode("utf-8", errors="replace"), "text"), "", "</details>"]
+            fence(raw_stream.decode("utf-8", errors="replace"), "text"), "", "</details>"]
     return "\n".join(out) + "\n"
 
 
@@ -180,10 +180,10 @@ def _markdown_run(explanation: Explanation) -> list[str]:
     if verdict.na:
         out += ["", f"Not judged (the adapter cannot express them): {', '.join(verdict.na)}"]
     if verdict.observed is not None:
-        out += ["", "### Observed result", "", _fence(pretty(verdict.observed), "json")]
+        out += ["", "### Observed result", "", fence(pretty(verdict.observed), "json")]
     if verdict.diff:
         title = "### Traceback" if verdict.observed is None else "### Diff (expected → observed, as compared)"
-        out += ["", title, "", _fence(verdict.diff, "text" if verdict.observed is None else "diff")]
+        out += ["", title, "", fence(verdict.diff, "text" if verdict.observed is None else "diff")]
     elif _only_events_diverge(verdict):
         out += ["", "### Diff", "", f"None in the assembled result; {EVENTS_ONLY}."]
     return out

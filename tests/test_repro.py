@@ -107,3 +107,9 @@ def test_the_script_carries_the_fixtures_bytes_and_expected_result_and_cites_it(
     assert namespace["SSE"] == fixture.request().sse
     header = script.split("# Expected result", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
     assert json.loads("\n".join(line[1:] for line in header)) == fixture.expected
+
+
+def test_markdown_wraps_the_script_in_a_fence_for_an_issue():
+    plain = CliRunner().invoke(main, ["explain", "DC-BPTP", "--repro", "node"]).stdout
+    markdown = CliRunner().invoke(main, ["explain", "DC-BPTP", "--repro", "node", "--format", "markdown"]).stdout
+    assert markdown == f"```js\n{plain.rstrip()}\n```\n"
