@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -82,6 +83,11 @@ def read_capture(path: Path) -> Capture:
         return _read_har(path, json.loads(text))
     if start.startswith("{"):
         return _read_jsonl(path, text)
+    if start.startswith("HTTP/"):  # `curl -N -i`: the response headers first (never written), then the body
+        parts = re.split(r"\r?\n\r?\n", text.lstrip("\ufeff"), maxsplit=1)
+        if len(parts) < 2:
+            raise BadCapture(f"{path}: HTTP response headers with no blank line after them, so no body")
+        return _read_sse(path, parts[1], where=f"{path} (the body after the HTTP headers)")
     return _read_sse(path, text, where=str(path))
 
 

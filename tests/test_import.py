@@ -224,3 +224,14 @@ def test_new_scaffolds_an_unreviewed_fixture_that_lint_refuses(corpus, protocol)
     del data["unreviewed"]
     path.write_text(json.dumps(data), encoding="utf-8")
     invoke(["lint", "--corpus", corpus])
+
+
+def test_curl_i_output_has_its_headers_dropped(corpus, tmp_path):
+    original = sample("anthropic-messages")
+    capture = tmp_path / "with-headers.sse"
+    capture.write_bytes(b"HTTP/2 200\r\ncontent-type: text/event-stream\r\nanthropic-organization-id: org-secret-name\r\n\r\n"
+                        + render_sse(original.protocol, original.chunks))
+    data, path = drafted(invoke(["import", capture, "--corpus", corpus]))
+    assert data["protocol"] == "anthropic-messages" and "sse" not in data and "org-secret-name" not in path.read_text()
+    capture.write_bytes(b"HTTP/2 200\r\ncontent-type: text/event-stream\r\n")
+    assert "no blank line after them" in invoke(["import", capture, "--corpus", corpus], exit_code=1).output
