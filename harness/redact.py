@@ -88,11 +88,17 @@ class Cipher:
         self._ascii = table
         self._affine = []
         for low, high in _RANGES:
+            # x -> a*x + b (mod size) is a bijection when a is coprime to size, and has no fixed point
+            # (no character stays itself) when gcd(a - 1, size) does not divide b.
             size = high - low
-            multiplier = rng.randrange(1, size)
-            while _gcd(multiplier, size) != 1:
-                multiplier = rng.randrange(1, size)
-            self._affine.append((low, high, multiplier, rng.randrange(1, size)))
+            multiplier = rng.randrange(2, size)
+            while _gcd(multiplier, size) != 1 or _gcd(multiplier - 1, size) == 1:
+                multiplier = rng.randrange(2, size)
+            step = _gcd(multiplier - 1, size)
+            offset = rng.randrange(1, size)
+            while offset % step == 0:
+                offset = rng.randrange(1, size)
+            self._affine.append((low, high, multiplier, offset))
 
     def char(self, code: int) -> int:
         if code < 0x80:
@@ -174,18 +180,13 @@ def redact_json_text(text: str, replace: Callable[[str], str]) -> str:
 
 
 @dataclass
-class _Fragment:
-    holder: Any  # the dict holding the fragment
-    key: str
-
-
-@dataclass
 class Redactor:
-    """Redacts one stream's chunks in place (see `redact_chunks`)."""
+    """Redacts one stream's chunks (see `redact_chunks`)."""
 
     cipher: Cipher
     keep_text: bool = False
-    groups: dict[tuple, list[_Fragment]] = field(default_factory=dict)
+    # Argument fragments already redacted as part of their call's whole text: id(holder dict) -> {key: text}.
+    fragments: dict[int, dict[str, str]] = field(default_factory=dict)
 
     def string(self, key: str | None, value: str) -> str:
         value = scrub_secrets(value)
@@ -194,40 +195,45 @@ class Redactor:
         return self.cipher.identifier(value) if key in ID_KEYS else self.cipher.text(value)
 
     def arguments(self, value: str) -> str:
+        """Argument JSON text: string values replaced, everything else kept, the length unchanged."""
         value = scrub_secrets(value)
         if self.keep_text:
             return value
         return redact_json_text(value, self.cipher.text)
 
+    def json_value(self, value: Any) -> Any:
+        """Parsed tool input: keys kept, string values replaced as argument values are."""
+        if isinstance(value, str):
+            value = scrub_secrets(value)
+            return value if self.keep_text else self.cipher.text(value)
+        if isinstance(value, list):
+            return [self.json_value(item) for item in value]
+        if isinstance(value, dict):
+            return {k: self.json_value(v) for k, v in value.items()}
+        return value
+
     def walk(self, value: Any, key: str | None = None) -> Any:
+        """A redacted copy of a chunk (or any part of one found under `key`)."""
         if isinstance(value, str):
             return self.string(key, value)
         if isinstance(value, list):
             return [self.walk(item, key) for item in value]
         if not isinstance(value, dict):
             return value
+        done = self.fragments.get(id(value), {})
         out = {}
         for k, v in value.items():
-            if k in ("arguments", "partial_json") and isinstance(v, str):
-                out[k] = self.arguments(v)  # a complete text; fragments are grouped before the walk
+            if k in done:
+                out[k] = done[k]
+            elif k in ("arguments", "partial_json") and isinstance(v, str):
+                out[k] = self.arguments(v)  # a whole text (a done event, an output item)
             elif k in ("arguments", "input") and isinstance(v, (dict, list)):
-                out[k] = self.walk_json_value(v)
+                out[k] = self.json_value(v)  # its keys are the tool's, never the stream's structure
             else:
                 out[k] = self.walk(v, k)
         if isinstance(out.get("token"), str) and isinstance(out.get("bytes"), list):
             out["bytes"] = list(out["token"].encode("utf-8"))  # logprob bytes spell the token
         return out
-
-    def walk_json_value(self, value: Any) -> Any:
-        """Parsed tool input: keys kept, string values replaced as argument values are."""
-        if isinstance(value, str):
-            value = scrub_secrets(value)
-            return value if self.keep_text else self.cipher.text(value)
-        if isinstance(value, list):
-            return [self.walk_json_value(item) for item in value]
-        if isinstance(value, dict):
-            return {k: self.walk_json_value(v) for k, v in value.items()}
-        return value
 
 
 def _argument_fragments(protocol: str, chunks: list[Any]) -> Iterator[tuple[tuple, Any, str]]:
@@ -264,40 +270,17 @@ def redact_chunks(protocol: str, chunks: list[Any], cipher: Cipher, keep_text: b
     """The chunks redacted (a new list; the input is not changed)."""
     redactor = Redactor(cipher, keep_text)
     # Argument fragments first: each call's fragments are read as one JSON text, then cut where they were.
-    fragments: dict[tuple, list[tuple[Any, str]]] = {}
+    calls: dict[tuple, list[tuple[Any, str]]] = {}
     for call, holder, key in _argument_fragments(protocol, chunks):
-        fragments.setdefault(call, []).append((holder, key))
-    replaced: dict[int, dict[str, str]] = {}  # id(holder) -> {key: redacted fragment}
-    for pieces in fragments.values():
-        joined = "".join(holder[key] for holder, key in pieces)
-        redacted = redactor.arguments(joined)
+        calls.setdefault(call, []).append((holder, key))
+    for pieces in calls.values():
+        redacted = redactor.arguments("".join(holder[key] for holder, key in pieces))
         start = 0
         for holder, key in pieces:
             end = start + len(holder[key])
-            replaced.setdefault(id(holder), {})[key] = redacted[start:end]
+            redactor.fragments.setdefault(id(holder), {})[key] = redacted[start:end]
             start = end
-    return [_walk_with(redactor, chunk, replaced) for chunk in chunks]
-
-
-def _walk_with(redactor: Redactor, value: Any, replaced: dict[int, dict[str, str]], key: str | None = None) -> Any:
-    if isinstance(value, list):
-        return [_walk_with(redactor, item, replaced, key) for item in value]
-    if not isinstance(value, dict):
-        return redactor.walk(value, key)
-    done = replaced.get(id(value), {})
-    out = {}
-    for k, v in value.items():
-        if k in done:
-            out[k] = done[k]
-        elif isinstance(v, (dict, list)) and k in ("arguments", "input"):
-            out[k] = redactor.walk_json_value(v)  # parsed tool input: its keys are the tool's, never structure
-        elif isinstance(v, (dict, list)):
-            out[k] = _walk_with(redactor, v, replaced, k)
-        else:
-            out[k] = redactor.walk({k: v})[k]
-    if isinstance(out.get("token"), str) and isinstance(out.get("bytes"), list):
-        out["bytes"] = list(out["token"].encode("utf-8"))
-    return out
+    return [redactor.walk(chunk) for chunk in chunks]
 
 
 def secret_locations(document: Any, pointer: str = "") -> list[str]:

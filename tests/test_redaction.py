@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from deltacheck.corpus import load_corpus
 from deltacheck.reference import assemble
-from deltacheck.redact import (ID_KEYS, MEANINGFUL_PREFIXES, Cipher, Redactor, _walk_with, redact_chunks,
+from deltacheck.redact import (ID_KEYS, MEANINGFUL_PREFIXES, Cipher, Redactor, redact_chunks,
                                redact_json_text, rewrite_data, scrub_secrets, secret_locations)
 
 CORPUS = load_corpus(check_reference=False)
@@ -132,7 +132,7 @@ def _redact_result(protocol: str, result: dict, cipher: Cipher) -> dict:
             if kind in ("text", "refusal"):
                 part["text"] = cipher.text(part["text"])
                 if "annotations" in part:
-                    part["annotations"] = _walk_with(redactor, part["annotations"], {}, "annotations")
+                    part["annotations"] = redactor.walk(part["annotations"], "annotations")
             elif kind == "reasoning":
                 part.update(text=cipher.text(part["text"]), summary=[cipher.text(s) for s in part["summary"]],
                             signature=None if part["signature"] is None else cipher.text(part["signature"]))
@@ -146,7 +146,7 @@ def _redact_result(protocol: str, result: dict, cipher: Cipher) -> dict:
                             else arguments(part["arguments"]))
             elif kind == "server_tool_result":
                 part.update(tool_use_id=part["tool_use_id"] and cipher.identifier(part["tool_use_id"]),
-                            content=_walk_with(redactor, part["content"], {}, "content"))
+                            content=redactor.walk(part["content"], "content"))
             parts.append(part)
         detail = choice["finish_detail"]
         if protocol == "anthropic-messages" and isinstance(detail, str):
@@ -155,7 +155,7 @@ def _redact_result(protocol: str, result: dict, cipher: Cipher) -> dict:
     error = result["error"]
     if error is not None:
         error = {**error, "message": error["message"] if error.get("message") is None else cipher.text(error["message"])}
-    usage = None if result["usage"] is None else _walk_with(redactor, result["usage"], {}, "usage")
+    usage = None if result["usage"] is None else redactor.walk(result["usage"], "usage")
     return {"choices": choices, "usage": usage, "error": error}
 
 
@@ -222,3 +222,10 @@ def test_raw_event_data_is_rewritten_in_place_with_its_layout(seed, value):
 def test_hyphenated_prose_is_not_taken_for_an_api_key():
     prose = "a disk-encryption-key-rotation-schedule and a task-management-system-overview"
     assert scrub_secrets(prose) == prose and not secret_locations({"text": prose})
+
+
+@given(seeds, st.text(alphabet=st.characters(min_codepoint=0xC0, max_codepoint=0xD7FF), min_size=1))
+def test_no_letter_digit_or_non_ascii_character_stays_itself(seed, text):
+    cipher = Cipher(seed)
+    assert all(a != b for a, b in zip(cipher.text(text), text))
+    assert all(chr(cipher.char(ord(c))) != c for c in "azAZ09")
