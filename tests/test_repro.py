@@ -113,3 +113,45 @@ def test_markdown_wraps_the_script_in_a_fence_for_an_issue():
     plain = CliRunner().invoke(main, ["explain", "DC-BPTP", "--repro", "node"]).stdout
     markdown = CliRunner().invoke(main, ["explain", "DC-BPTP", "--repro", "node", "--format", "markdown"]).stdout
     assert markdown == f"```js\n{plain.rstrip()}\n```\n"
+
+
+def test_a_reproduction_is_written_for_every_bundled_adapter_and_is_valid_code(tmp_path):
+    """Generation needs no environment; every bundled adapter keeps to what the script can stand in for."""
+    from deltacheck.corpus import load_corpus
+    from deltacheck.external import ExternalAdapter
+
+    corpus = load_corpus(check_reference=False)
+    bundled = {name: f for name, f in registered_adapters().items() if isinstance(f, ExternalAdapter)}
+    assert len(bundled) >= 20
+    for name, factory in bundled.items():
+        fixture = next(f for f in corpus.fixtures if f.protocol in _protocols(factory))
+        result = CliRunner().invoke(main, ["explain", fixture.id, "--adapter", name, "--repro", factory.manifest.language])
+        assert result.exit_code == 0, (name, result.output)
+        if factory.manifest.language == "python":
+            compile(result.stdout, f"{name}.py", "exec")
+        elif shutil.which("node"):
+            path = tmp_path / f"{name}.mjs"
+            path.write_text(result.stdout, encoding="utf-8")
+            checked = subprocess.run(["node", "--check", str(path)], capture_output=True, text=True)
+            assert checked.returncode == 0, (name, checked.stderr)
+
+
+def _protocols(factory) -> set[str]:
+    """The protocols a manifest adapter speaks, read from its source without starting it."""
+    manifest = factory.manifest
+    if manifest.language == "node":
+        mode = manifest.command[2]
+        return {"chat": {"openai-chat"}, "responses": {"openai-responses"}, "messages": {"anthropic-messages"},
+                "openai-chat": {"openai-chat"}, "openai-responses": {"openai-responses"},
+                "anthropic": {"anthropic-messages"}}[mode]
+    name = manifest.name
+    return {"openai-responses"} if "responses" in name else {"anthropic-messages"} if "anthropic" in name \
+        else {"openai-chat"}
+
+
+def test_a_fixture_the_adapter_does_not_speak_is_named_when_its_driver_can_say():
+    factory = registered_adapters()["openai-python-chat"]
+    if factory.env_state() != "ready":
+        pytest.skip("openai-python-chat: its environment is not built, so its protocols are unknown here")
+    result = CliRunner().invoke(main, ["explain", "DC-Y4WJ", "--adapter", "openai-python-chat", "--repro", "python"])
+    assert result.exit_code == 2 and "DC-Y4WJ is anthropic-messages" in result.output

@@ -56,6 +56,9 @@ def reproduction(fixture: Fixture, citation: str, language: str, adapter_name: s
     if manifest.language != language:
         raise ReproUnavailable(f"--adapter {name} is a {manifest.language} adapter; use --repro {manifest.language}")
     hello = _hello(factory)
+    if hello is not None and fixture.protocol not in hello.protocols:
+        raise ReproUnavailable(f"fixture {fixture.id} is {fixture.protocol}, which adapter {name!r} does not speak "
+                               f"(it speaks {', '.join(sorted(hello.protocols))})")
     library = f"{hello.library} {hello.version}" if hello else "the library at the versions pinned on the Install line"
     fields = {
         "CITATION": citation, "TITLE": fixture.title, "ADAPTER": name, "LIBRARY": library,
@@ -109,6 +112,7 @@ def _python(fixture: Fixture, manifest, sse: bytes) -> dict[str, str]:
     module_name, _, class_name = manifest.entry.partition(":")
     source_path = _module_file(module_name)
     source = source_path.read_text(encoding="utf-8")
+    _check_imports(source, source_path)
     helpers = sorted(set(re.findall(r"^from (deltacheck\.adapters\.\w+) import", source, re.MULTILINE)))
     helper_lines = []
     for helper in helpers:
@@ -124,6 +128,23 @@ def _python(fixture: Fixture, manifest, sse: bytes) -> dict[str, str]:
         "FIXTURE_ID": repr(fixture.id), "PROTOCOL": repr(fixture.protocol), "STREAM_END": repr(fixture.stream_end),
         "CLASS": class_name,
     }
+
+
+# What the template's stand-ins answer; helper modules under deltacheck.adapters are inlined whole.
+STAND_INS = {"deltacheck.adapter": {"Adapter", "manifest_name", "protocol_notes"}, "deltacheck.model": {"AssemblyRequest"}}
+
+
+def _check_imports(source: str, path: Path) -> None:
+    """An adapter the script cannot stand alone with is named, rather than written as a script that fails."""
+    for module, names in re.findall(r"^\s*from (deltacheck[\w.]*) import \(?([\w ,]+)", source, re.MULTILINE):
+        names = {n.strip() for n in names.split(",") if n.strip()}
+        if module.startswith("deltacheck.adapters."):
+            continue
+        if module not in STAND_INS or not names <= STAND_INS[module]:
+            raise ReproUnavailable(f"{path} imports {', '.join(sorted(names))} from {module}, which a standalone "
+                                   f"script cannot provide (it stands in for {', '.join(sorted(STAND_INS))} only)")
+    if re.search(r"^\s*import deltacheck", source, re.MULTILINE):
+        raise ReproUnavailable(f"{path} imports deltacheck as a package, which a standalone script cannot provide")
 
 
 def _module_file(module_name: str) -> Path:
