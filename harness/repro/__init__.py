@@ -8,6 +8,7 @@ imports of deltacheck are answered by small stand-ins (and, for Node, the inline
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import inspect
 import json
@@ -124,7 +125,7 @@ def _python(fixture: Fixture, manifest, sse: bytes) -> dict[str, str]:
         "HELPERS": "\n".join(helper_lines),
         "SEED": _seed_source_python(),
         "ADAPTER_FILE": f"deltacheck/adapters/{source_path.parent.name}/{source_path.name}",
-        "ADAPTER_SOURCE": re.sub(r"^from __future__ import annotations\n", "", source, flags=re.MULTILINE).strip(),
+        "ADAPTER_SOURCE": _only_what_runs(source, class_name),
         "FIXTURE_ID": repr(fixture.id), "PROTOCOL": repr(fixture.protocol), "STREAM_END": repr(fixture.stream_end),
         "CLASS": class_name,
     }
@@ -145,6 +146,36 @@ def _check_imports(source: str, path: Path) -> None:
                                    f"script cannot provide (it stands in for {', '.join(sorted(STAND_INS))} only)")
     if re.search(r"^\s*import deltacheck", source, re.MULTILINE):
         raise ReproUnavailable(f"{path} imports deltacheck as a package, which a standalone script cannot provide")
+
+
+def _only_what_runs(source: str, class_name: str) -> str:
+    """The adapter module without its docstring (the header says what it does) and without the other
+    adapters it defines (Adapter subclasses that are neither `class_name` nor one of its bases)."""
+    tree = ast.parse(source)
+    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+    needed, pending = set(), [class_name]
+    while pending:
+        name = pending.pop()
+        if name in classes and name not in needed:
+            needed.add(name)
+            pending += [base.id for base in classes[name].bases if isinstance(base, ast.Name)]
+    dropped: list[tuple[int, int]] = []
+    first = tree.body[0] if tree.body else None
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+        dropped.append((first.lineno, first.end_lineno))
+    def is_adapter(name: str, seen: frozenset = frozenset()) -> bool:
+        bases = [b.id for b in classes[name].bases if isinstance(b, ast.Name)] if name in classes else []
+        return "Adapter" in bases or any(is_adapter(b, seen | {name}) for b in bases if b not in seen)
+
+    for name, node in classes.items():
+        if is_adapter(name) and name not in needed:
+            start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            dropped.append((start, node.end_lineno))
+    lines = source.splitlines(keepends=True)
+    kept = [line for number, line in enumerate(lines, 1)
+            if not any(start <= number <= end for start, end in dropped)
+            and line != "from __future__ import annotations\n"]
+    return re.sub(r"\n{3,}", "\n\n\n", "".join(kept)).strip()
 
 
 def _module_file(module_name: str) -> Path:
@@ -179,7 +210,8 @@ _COMMON_IMPORT = re.compile(r"^import\s[^;]*?from\s*['\"]\.\./common/[^'\"]+['\"
 def _node(fixture: Fixture, manifest, sse: bytes) -> dict[str, str]:
     driver = manifest.folder / manifest.command[1]
     common = driver.parent.parent / "common"
-    source = _COMMON_IMPORT.sub("", driver.read_text(encoding="utf-8")).strip()
+    source = _COMMON_IMPORT.sub("", driver.read_text(encoding="utf-8"))
+    source = re.sub(r"\A(?://[^\n]*\n|\s*\n)+", "", source).strip()  # its header comment: the script's header says it
     replay = re.sub(r"^export ", "", (common / "replay.mjs").read_text(encoding="utf-8"), flags=re.MULTILINE).strip()
     seed = re.search(r"^function seedRandomness\(.*?^}\n", (common / "driver.mjs").read_text(encoding="utf-8"),
                      re.MULTILINE | re.DOTALL)
