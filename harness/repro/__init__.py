@@ -117,7 +117,7 @@ def _python(fixture: Fixture, manifest, sse: bytes) -> dict[str, str]:
     helpers = sorted(set(re.findall(r"^from (deltacheck\.adapters\.\w+) import", source, re.MULTILINE)))
     helper_lines = []
     for helper in helpers:
-        helper_source = _module_file(helper).read_text(encoding="utf-8")
+        helper_source = _only_what_runs(_module_file(helper).read_text(encoding="utf-8"), "") + "\n"
         helper_lines.append(f"_stand_in({helper!r}, (\n{_py_text_lines(helper_source)}\n))")
     return {
         "SSE": _py_bytes_lines(sse),
