@@ -38,6 +38,11 @@ def _provenance(fixture: Fixture) -> str:
     return f"{prov['kind']}, {prov['source']}{derived}"
 
 
+def rejection(fixture: Fixture) -> dict[str, str] | None:
+    """`{"reason", "matches"}` when the fixture's recommended outcome is a strict rejection of the stream."""
+    return getattr(fixture, "rejection", None)
+
+
 def _stream_end(fixture: Fixture) -> str | None:
     if fixture.protocol != "openai-chat":
         return None
@@ -62,7 +67,11 @@ def render_text(explanation: Explanation) -> str:
     lines += [f"  [{n}] {encode_chunk(chunk)}" for n, chunk in enumerate(fixture.chunks)]
     if end := _stream_end(fixture):
         lines.append(f"      {end}")
-    lines += ["", "expected result (CONTRACT.md 3):", "", pretty(fixture.expected).rstrip()]
+    if rejected := rejection(fixture):
+        lines += ["", f"expected: a rejection of the stream ({rejected['reason']}),",
+                  f"  an error matching /{rejected['matches']}/"]
+    else:
+        lines += ["", "expected result (CONTRACT.md 3):", "", pretty(fixture.expected).rstrip()]
     impl = fixture.implementation_defined
     if impl:
         lines += ["", f"implementation-defined: {impl['reason']}"]
@@ -143,7 +152,11 @@ def render_markdown(explanation: Explanation, raw_stream: bytes) -> str:
         out += ["", _escape(fixture.comment)]
     if verdict is not None:
         out += _markdown_run(explanation)
-    out += ["", "### Expected result (deltacheck CONTRACT.md 3)", "", fence(pretty(fixture.expected), "json")]
+    if rejected := rejection(fixture):
+        out += ["", "### Expected outcome: a rejection of the stream", "", _escape(rejected["reason"]), "",
+                f"An error matching {_code('/' + rejected['matches'] + '/')}"]
+    else:
+        out += ["", "### Expected result (deltacheck CONTRACT.md 3)", "", fence(pretty(fixture.expected), "json")]
     impl = fixture.implementation_defined
     if impl:
         out += ["", "### Implementation-defined", "", _escape(impl["reason"])]

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from deltacheck.compare import pretty
 from deltacheck.model import Fixture
+from deltacheck.protocol import run_request
 
 TEMPLATES = Path(__file__).resolve().parent
 # Printed on the line before the assembled result, so a reader (or a test) can find it after
@@ -64,10 +65,12 @@ def reproduction(fixture: Fixture, citation: str, language: str, adapter_name: s
     fields = {
         "CITATION": citation, "TITLE": fixture.title, "ADAPTER": name, "LIBRARY": library,
         "CODE_PATH": hello.code_path if hello else "(see the adapter source below)",
-        "MARKER": MARKER, "EXPECTED": _comment(pretty(fixture.expected), "#" if language == "python" else "//"),
+        "MARKER": MARKER, "EXPECTED": _comment(_expected_text(fixture), "#" if language == "python" else "//"),
     }
     fields["INSTALL"] = _install_command(manifest)
     request = fixture.request()
+    wire = {k: v for k, v in run_request(0, request)["request"].items() if k not in ("chunks", "sse")}
+    fields["WIRE"] = json.dumps(wire, ensure_ascii=False) if language == "node" else repr(wire)
     if language == "python":
         fields.update(_python(fixture, manifest, request.sse))
     else:
@@ -102,6 +105,14 @@ def _fill(template: str, fields: dict[str, str]) -> str:
     return re.sub(r"@@([A-Z_]+)@@", lambda m: fields[m.group(1)], template)
 
 
+def _expected_text(fixture: Fixture) -> str:
+    from deltacheck.explain import rejection
+
+    if rejected := rejection(fixture):
+        return f"a rejection of the stream: an error matching /{rejected['matches']}/ ({rejected['reason']})"
+    return pretty(fixture.expected)
+
+
 def _comment(text: str, prefix: str) -> str:
     return "\n".join(f"{prefix}   {line}".rstrip() for line in text.rstrip().splitlines())
 
@@ -126,8 +137,7 @@ def _python(fixture: Fixture, manifest, sse: bytes) -> dict[str, str]:
         "SEED": _seed_source_python(),
         "ADAPTER_FILE": f"deltacheck/adapters/{source_path.parent.name}/{source_path.name}",
         "ADAPTER_SOURCE": _only_what_runs(source, class_name),
-        "FIXTURE_ID": repr(fixture.id), "PROTOCOL": repr(fixture.protocol), "STREAM_END": repr(fixture.stream_end),
-        "CLASS": class_name,
+        "MODEL": _py_text_lines(_model_source()), "FIXTURE_ID": repr(fixture.id), "CLASS": class_name,
     }
 
 
@@ -178,6 +188,30 @@ def _only_what_runs(source: str, class_name: str) -> str:
     return re.sub(r"\n{3,}", "\n\n\n", "".join(kept)).strip()
 
 
+def _model_source() -> str:
+    """deltacheck's AssemblyRequest and the driver's `request_from_wire`, as they are in this version,
+    with their standard-library imports (what they import from deltacheck is never called: the wire
+    request always carries the bytes)."""
+    from deltacheck import model, protocol
+
+    parts = ["from __future__ import annotations\n"]
+    for module, names in ((model, ("AssemblyRequest",)), (protocol, ("request_from_wire",))):
+        source = inspect.getsource(module)
+        tree = ast.parse(source)
+        for node in tree.body:
+            if isinstance(node, (ast.Import, ast.ImportFrom)) and not (
+                    isinstance(node, ast.ImportFrom) and (node.module or "").startswith(("deltacheck", "__future__"))):
+                parts.append(ast.get_source_segment(source, node) + "\n")
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("deltacheck"):
+                parts += [f"{alias.asname or alias.name} = None  # from {node.module}: not needed here\n"
+                          for alias in node.names if alias.name not in ("AssemblyRequest",)]
+        for node in tree.body:
+            if isinstance(node, (ast.ClassDef, ast.FunctionDef)) and node.name in names:
+                start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                parts.append("\n\n" + "".join(source.splitlines(keepends=True)[start - 1:node.end_lineno]))
+    return "".join(parts)
+
+
 def _module_file(module_name: str) -> Path:
     """The file of a bundled adapter module, found without importing it (its library is not installed here)."""
     spec = importlib.util.find_spec(module_name)
@@ -223,7 +257,6 @@ def _node(fixture: Fixture, manifest, sse: bytes) -> dict[str, str]:
         "CHUNKS": "\n".join(f"  {json.dumps(chunk, ensure_ascii=False, separators=(',', ':'))}," for chunk in fixture.chunks),
         "REPLAY_SOURCE": replay, "SEED": seed.group(0).strip(),
         "ADAPTER_FILE": f"deltacheck/adapters/node/{driver.parent.name}/{driver.name}", "ADAPTER_SOURCE": source,
-        "FIXTURE_ID": json.dumps(fixture.id), "PROTOCOL": json.dumps(fixture.protocol),
-        "STREAM_END": json.dumps(fixture.stream_end),
+        "FIXTURE_ID": json.dumps(fixture.id),
         "MODE": json.dumps(manifest.command[2] if len(manifest.command) > 2 else ""),
     }
