@@ -274,13 +274,32 @@ def redact_chunks(protocol: str, chunks: list[Any], cipher: Cipher, keep_text: b
     for call, holder, key in _argument_fragments(protocol, chunks):
         calls.setdefault(call, []).append((holder, key))
     for pieces in calls.values():
-        redacted = redactor.arguments("".join(holder[key] for holder, key in pieces))
-        start = 0
-        for holder, key in pieces:
-            end = start + len(holder[key])
-            redactor.fragments.setdefault(id(holder), {})[key] = redacted[start:end]
-            start = end
+        for text, places in _runs(pieces):
+            redacted = redactor.arguments(text)
+            for holder, key, start, end in places:
+                redactor.fragments.setdefault(id(holder), {})[key] = redacted[start:end]
     return [redactor.walk(chunk) for chunk in chunks]
+
+
+def _runs(pieces: list[tuple[Any, str]]) -> list[tuple[str, list[tuple[Any, str, int, int]]]]:
+    """A call's fragments as the texts they build: each fragment continues the text so far, except one
+    that re-sends the whole text so far and more (cumulative streaming), which starts the text anew.
+
+    Each run is (its text, where each of its fragments sits in it); a JSON text is read from its start,
+    so a re-sent fragment is redacted as the same text again, not as a continuation.
+    """
+    runs: list[tuple[list[str], list[tuple[Any, str, int, int]]]] = []
+    so_far = ""
+    for holder, key in pieces:
+        fragment = holder[key]
+        if not runs or (so_far and fragment.startswith(so_far)):
+            runs.append(([], []))
+            so_far = ""
+        texts, places = runs[-1]
+        places.append((holder, key, len(so_far), len(so_far) + len(fragment)))
+        texts.append(fragment)
+        so_far += fragment
+    return [("".join(texts), places) for texts, places in runs]
 
 
 def secret_locations(document: Any, pointer: str = "") -> list[str]:

@@ -234,3 +234,17 @@ def test_no_letter_digit_or_non_ascii_character_stays_itself(seed, text):
     cipher = Cipher(seed)
     assert all(a != b for a, b in zip(cipher.text(text), text))
     assert all(chr(cipher.char(ord(c))) != c for c in "azAZ09")
+
+
+@given(seeds, json_values, st.data())
+def test_arguments_re_sent_whole_on_every_fragment_stay_prefixes_of_each_other(seed, value, data):
+    text = json.dumps({"q": value, "path": "src/main.rs"})
+    cuts = sorted(data.draw(st.sets(st.integers(1, len(text)), min_size=1, max_size=5)) | {len(text)})
+    chunks = [{"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"tool_calls": [
+        {"index": 0, "function": {"arguments": text[:cut]}}]}, "finish_reason": None}]} for cut in cuts]
+    redacted = redact_chunks("openai-chat", chunks, Cipher(seed))
+    snapshots = [c["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"] for c in redacted]
+    whole = redact_json_text(text, Cipher(seed).text)
+    assert snapshots[-1] == whole and _shape(json.loads(whole)) == _shape(json.loads(text))
+    for snapshot, cut in zip(snapshots, cuts):  # each re-sent snapshot is the whole one cut where it was
+        assert len(snapshot) == cut and (whole.startswith(snapshot) or re.search(r"\\u[0-9a-fA-F]{0,3}$", snapshot))
