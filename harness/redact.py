@@ -170,7 +170,8 @@ def redact_json_text(text: str, replace: Callable[[str], str]) -> str:
                     out.append("\\u" + (digits.upper() if escape[2:].isupper() else digits))
                 i += 6
             else:  # a short escape, or one cut off by the end of the text: kept as it is
-                piece = text[i:i + 2]
+                partial = re.match(r"\\u[0-9A-Fa-f]{0,3}\Z", text[i:])
+                piece = partial.group() if partial else text[i:i + 2]
                 out.append(piece)
                 i += len(piece)
         else:
