@@ -84,8 +84,12 @@ def draft_from_capture(corpus: Corpus, path: Path, *, title: str | None, tags: t
         data["sse"] = _redacted_body(capture, chunks, cipher, path)
     if capture.stream_end != "terminator":
         data["stream_end"] = capture.stream_end
-    data["expected"] = _expected(capture.protocol, chunks, path)
-    data["tags"] = list(dict.fromkeys(tags or suggested_tags(data["expected"], keep_sse)))
+    outcome_key, outcome = _outcome(corpus, capture.protocol, chunks, path)
+    data[outcome_key] = outcome
+    suggested = suggested_tags(outcome, keep_sse) if outcome_key == "expected" else ["rejected-stream"]
+    data["tags"] = list(dict.fromkeys(tags or suggested))
+    if outcome_key == "rejected" and "rejected-stream" not in data["tags"]:
+        data["tags"].append("rejected-stream")  # lint: the tag and `rejected` come together
     data["unreviewed"] = UNREVIEWED.format(how=f"deltacheck import {path.name}")
     _refuse_secrets(data, path)
     return data
@@ -93,7 +97,7 @@ def draft_from_capture(corpus: Corpus, path: Path, *, title: str | None, tags: t
 
 def draft_new(corpus: Corpus, protocol: str, title: str, tags: tuple[str, ...], source: str | None) -> dict[str, Any]:
     chunks = json.loads(json.dumps(SCAFFOLD_CHUNKS[protocol]))
-    expected = _expected(protocol, chunks, Path("(scaffold)"))
+    _, expected = _outcome(corpus, protocol, chunks, Path("(scaffold)"))
     return {
         "id": new_fixture_id(corpus),
         "title": title,
@@ -126,14 +130,30 @@ def _redacted_body(capture: Capture, chunks: list[Any], cipher: Cipher, path: Pa
     return capture.body()
 
 
-def _expected(protocol: str, chunks: list[Any], path: Path) -> dict[str, Any]:
+def _outcome(corpus: Corpus, protocol: str, chunks: list[Any], path: Path) -> tuple[str, dict[str, Any]]:
+    """("expected", the reference's result), or, for a stream the reference rejects, ("rejected", a draft of
+    the rejection) where the corpus has rejected fixtures; DraftFailed otherwise."""
     try:
         outcome = assemble(protocol, chunks)
     except AssemblyError as exc:
-        raise DraftFailed(f"{path}: the reference assembler cannot assemble chunk {exc.chunk_index} ({exc.message}); "
-                          "write this fixture by hand (deltacheck new) and decide its expected result from the "
-                          "provider's documentation") from None
-    return {k: v for k, v in outcome.result.items() if k != "events"}
+        if not _corpus_has_rejections(corpus):
+            raise DraftFailed(f"{path}: the reference assembler cannot assemble chunk {exc.chunk_index} ({exc.message}); "
+                              "write this fixture by hand (deltacheck new) and decide its expected result from the "
+                              "provider's documentation") from None
+        return "rejected", {
+            "reason": f"TODO: the rule of the protocol this stream breaks, with a reference (the reference assembler "
+                      f"rejects chunk {exc.chunk_index}: {exc.message})",
+            "matches": re.escape(exc.message),
+        }
+    return "expected", {k: v for k, v in outcome.result.items() if k != "events"}
+
+
+def _corpus_has_rejections(corpus: Corpus) -> bool:
+    try:
+        schema = json.loads((corpus.root / "schema" / "fixture.schema.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return "rejected" in schema.get("properties", {}) and "rejected-stream" in corpus.tags
 
 
 def suggested_tags(expected: dict[str, Any], transport: bool) -> list[str]:

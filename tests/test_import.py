@@ -235,3 +235,23 @@ def test_curl_i_output_has_its_headers_dropped(corpus, tmp_path):
     assert data["protocol"] == "anthropic-messages" and "sse" not in data and "org-secret-name" not in path.read_text()
     capture.write_bytes(b"HTTP/2 200\r\ncontent-type: text/event-stream\r\n")
     assert "no blank line after them" in invoke(["import", capture, "--corpus", corpus], exit_code=1).output
+
+
+def test_a_stream_the_reference_rejects_is_drafted_as_a_rejection_where_the_corpus_has_them(corpus, tmp_path):
+    chunks = [{"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant", "content": [],
+                                                    "model": "m", "stop_reason": None, "stop_sequence": None,
+                                                    "usage": {"input_tokens": 1, "output_tokens": 1}}},
+              {"type": "content_block_delta", "index": 3, "delta": {"type": "text_delta", "text": "hi"}}]
+    capture = tmp_path / "broken.jsonl"
+    capture.write_text("".join(json.dumps(c) + "\n" for c in chunks))
+    schema = json.loads((corpus / "schema" / "fixture.schema.json").read_text())
+    if "rejected" not in schema["properties"]:  # a corpus without rejected fixtures: one error, nothing written
+        result = invoke(["import", capture, "--corpus", corpus], exit_code=1)
+        assert "the reference assembler cannot assemble chunk 1" in result.output and str(capture) in result.output
+        return
+    data, path = drafted(invoke(["import", capture, "--corpus", corpus]))
+    assert "expected" not in data and "rejected-stream" in data["tags"]
+    assert re.search(data["rejected"]["matches"], "AssemblyError: chunk 1: content_block_delta for block 3", re.I)
+    del data["unreviewed"]
+    path.write_text(json.dumps(data), encoding="utf-8")
+    invoke(["lint", "--corpus", corpus])
