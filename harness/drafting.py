@@ -86,10 +86,9 @@ def draft_from_capture(corpus: Corpus, path: Path, *, title: str | None, tags: t
         data["stream_end"] = capture.stream_end
     outcome_key, outcome = _outcome(corpus, capture.protocol, chunks, path)
     data[outcome_key] = outcome
-    suggested = suggested_tags(outcome, keep_sse) if outcome_key == "expected" else ["rejected-stream"]
-    data["tags"] = list(dict.fromkeys(tags or suggested))
-    if outcome_key == "rejected" and "rejected-stream" not in data["tags"]:
-        data["tags"].append("rejected-stream")  # lint: the tag and `rejected` come together
+    suggested = suggested_tags(outcome, keep_sse) if outcome_key == "expected" else []
+    rejected = ["rejected-stream"] if outcome_key == "rejected" else []  # lint: the tag and `rejected` come together
+    data["tags"] = list(dict.fromkeys([*(tags or suggested), *rejected]))
     data["unreviewed"] = UNREVIEWED.format(how=f"deltacheck import {path.name}")
     _refuse_secrets(data, path)
     return data
