@@ -51,7 +51,7 @@ setup(
     packages=packages(),
     package_dir=FOLDERS,
     package_data={
-        "deltacheck": ["schemas/*.json", "schemas/protocol/*.json"],
+        "deltacheck": ["schemas/*.json", "schemas/protocol/*.json", "repro/*.tmpl"],
         "deltacheck.adapters": ["*/manifest.json", "*/requirements*.txt"],
     },
     include_package_data=False,  # MANIFEST.in feeds the sdist only; the wheel gets exactly what is listed here

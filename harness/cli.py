@@ -17,6 +17,8 @@ from deltacheck.adequacy_report import read_jsonl
 from deltacheck.check_driver import check_driver
 from deltacheck.cli_common import (Seconds, adapter_cmd_option, adapter_option, corpus_option, err, open_adapter, out,
                                    say, split_command, started, startup_timeout_option, writable_file)
+from deltacheck.cli_contribute import import_capture, new
+from deltacheck.cli_explain import explain
 from deltacheck.cli_expectations import check_expectations, read_expectations
 from deltacheck.cli_adequacy import fuzz, mutants, run_fuzz, summarize_fuzz, write_fuzz_results, write_mutation_results
 from deltacheck.corpus import DEFAULT_CORPUS, Corpus, load_corpus
@@ -31,7 +33,6 @@ from deltacheck.locations import default_report, default_results_dir
 from deltacheck.report import render_report
 from deltacheck.results import ResultsWriter, read_results
 from deltacheck.runner import DEFAULT_MAX_TIMEOUTS, DEFAULT_TIMEOUT, problem_records, run_fixtures
-from deltacheck.sse import encode_chunk
 from deltacheck.subprocess_adapter import Hello, SubprocessAdapter
 from deltacheck.verdict import PASSING, UNSCORED
 
@@ -334,55 +335,6 @@ def _write_report(files: list[Path], corpus: Corpus, output: Path, junit_path: P
     err.print(f"wrote {output} from {len(results)} results file(s)")
 
 
-# -- explain -------------------------------------------------------------------------------------
-
-
-@main.command()
-@click.argument("fixture_id")
-@corpus_option
-def explain(fixture_id: str, corpus_dir: Path) -> None:
-    """Print a fixture as you would paste it into a bug report."""
-    corpus = load_corpus(corpus_dir, check_reference=False)
-    fixture = corpus.by_id().get(fixture_id)
-    if fixture is None:
-        problems = [p for p in corpus.problems if p.fixture_id == fixture_id]
-        if problems:
-            raise click.ClickException("this fixture does not load: " + "; ".join(map(str, problems)))
-        raise click.ClickException(f"no fixture {fixture_id} in {corpus_dir}")
-    from deltacheck.compare import pretty
-    prov = fixture.provenance
-    lines = [
-        f"{corpus.cite(fixture.id)}: {fixture.title}",
-        f"protocol: {fixture.protocol}    tags: {', '.join(fixture.tags)}",
-        f"file: {fixture.path}",
-        f"provenance: {prov['kind']}, {prov['source']}" + (f" (derived from {prov['derived_from']})" if prov.get("derived_from") else ""),
-    ]
-    for report_link in fixture.reports:
-        lines.append(f"reproduces: {report_link}")
-    if fixture.comment:
-        lines.append(f"comment: {fixture.comment}")
-    lines += ["", f"stream ({len(fixture.chunks)} chunks):", ""]
-    for n, chunk in enumerate(fixture.chunks):
-        lines.append(f"  [{n}] {encode_chunk(chunk)}")
-    if fixture.protocol == "openai-chat":
-        lines.append("      [DONE]" if fixture.stream_end == "terminator" else "      (connection closes without [DONE])")
-    if fixture.rejection:
-        lines += ["", f"expected: a rejection of the stream ({fixture.rejection['reason']}),",
-                  f"  an error matching /{fixture.rejection['matches']}/"]
-    else:
-        lines += ["", "expected result (CONTRACT.md 3):", "", pretty(fixture.expected).rstrip()]
-    impl = fixture.implementation_defined
-    if impl:
-        lines += ["", f"implementation-defined: {impl['reason']}"]
-        for alt in fixture.acceptable:
-            lines += [f"  also acceptable: {alt['description']}", "    " + json.dumps(alt["result"], ensure_ascii=False)]
-        if fixture.raise_acceptable:
-            lines.append(f"  raising an error is acceptable: {fixture.raise_acceptable}")
-        for rule in fixture.forbidden:
-            lines.append(f"  forbidden: {rule['description']} {json.dumps(rule['match'], ensure_ascii=False)}")
-    out.print("\n".join(lines), markup=False)
-
-
 # -- adapters ------------------------------------------------------------------------------------
 
 
@@ -522,6 +474,9 @@ def new_id(corpus_dir: Path) -> None:
 
 main.add_command(fuzz)
 main.add_command(mutants)
+main.add_command(explain)
+main.add_command(import_capture)
+main.add_command(new)
 
 
 if __name__ == "__main__":
