@@ -38,10 +38,6 @@ def _provenance(fixture: Fixture) -> str:
     return f"{prov['kind']}, {prov['source']}{derived}"
 
 
-def rejection(fixture: Fixture) -> dict[str, str] | None:
-    """`{"reason", "matches"}` when the fixture's recommended outcome is a strict rejection of the stream."""
-    return getattr(fixture, "rejection", None)
-
 
 def _stream_end(fixture: Fixture) -> str | None:
     if fixture.protocol != "openai-chat":
@@ -67,7 +63,7 @@ def render_text(explanation: Explanation) -> str:
     lines += [f"  [{n}] {encode_chunk(chunk)}" for n, chunk in enumerate(fixture.chunks)]
     if end := _stream_end(fixture):
         lines.append(f"      {end}")
-    if rejected := rejection(fixture):
+    if rejected := fixture.rejection:
         lines += ["", f"expected: a rejection of the stream ({rejected['reason']}),",
                   f"  an error matching /{rejected['matches']}/"]
     else:
@@ -152,7 +148,7 @@ def render_markdown(explanation: Explanation, raw_stream: bytes) -> str:
         out += ["", _escape(fixture.comment)]
     if verdict is not None:
         out += _markdown_run(explanation)
-    if rejected := rejection(fixture):
+    if rejected := fixture.rejection:
         out += ["", "### Expected outcome: a rejection of the stream", "", _escape(rejected["reason"]), "",
                 f"An error matching {_code('/' + rejected['matches'] + '/')}"]
     else:

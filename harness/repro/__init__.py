@@ -106,9 +106,7 @@ def _fill(template: str, fields: dict[str, str]) -> str:
 
 
 def _expected_text(fixture: Fixture) -> str:
-    from deltacheck.explain import rejection
-
-    if rejected := rejection(fixture):
+    if rejected := fixture.rejection:
         return f"a rejection of the stream: an error matching /{rejected['matches']}/ ({rejected['reason']})"
     return pretty(fixture.expected)
 
