@@ -110,7 +110,14 @@ class GatewayProcess:
         values = {"{port}": str(self.port), "{upstream}": self.upstream.base_url,
                   "{upstream_root}": self.upstream.root, "{config_dir}": str(self.workdir), "{env}": self.spec.env_dir}
         for name, template in self.spec.files.items():
-            (self.workdir / name).write_text(fill(template, values), encoding="utf-8")
+            target = (self.workdir / name).resolve()
+            if self.workdir.resolve() not in target.parents:
+                raise GatewayFailed(f"configuration file {name!r} would be written outside its folder")
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(fill(template, values), encoding="utf-8")
+            except OSError as exc:
+                raise GatewayFailed(f"cannot write configuration file {name!r}: {exc.strerror or exc}") from None
         command = [fill(part, values) for part in self.spec.command]
         env = {**os.environ, **{k: fill(v, values) for k, v in self.spec.env.items()},
                "DELTACHECK_GATEWAY_PORT": str(self.port), "DELTACHECK_UPSTREAM_BASE_URL": self.upstream.base_url,
@@ -132,12 +139,12 @@ class GatewayProcess:
         while time.monotonic() < deadline:
             status = self.process.poll()
             if status is not None:
-                raise GatewayFailed(f"the gateway exited with status {status} before listening on "
-                                    f"{LOOPBACK}:{self.port}{self._tail_note()}")
+                raise GatewayFailed(f"the gateway exited with status {status} before listening on its {LOOPBACK} "
+                                    f"port{self._tail_note()}")
             if self._answers():
                 return
             time.sleep(0.1)
-        raise GatewayFailed(f"the gateway did not listen on {LOOPBACK}:{self.port} within {self.startup_timeout:g} s "
+        raise GatewayFailed(f"the gateway did not listen on its {LOOPBACK} port within {self.startup_timeout:g} s "
                             f"(--startup-timeout){self._tail_note()}")
 
     def _answers(self) -> bool:

@@ -39,6 +39,7 @@ def read_stream(protocol: str, body: bytes) -> StreamCheck:
     names: list[str] = []
     done_seen = False
     problems: list[str] = []
+    not_json: str | None = None
     for position, event in enumerate(events):
         if protocol == CHAT and event.data == "[DONE]":
             if position != len(events) - 1:
@@ -48,11 +49,17 @@ def read_stream(protocol: str, body: bytes) -> StreamCheck:
         try:
             chunks.append(json.loads(event.data))
         except ValueError:
-            raise NotAStream(f"event {position}: data is not JSON: {event.data[:80]!r}") from None
+            if not_json is None:
+                not_json = f"event {position}: data is not JSON: {event.data[:80]!r}"
+            if event.data == "[DONE]":
+                chunks.append({"object": "chat.completion.chunk"})  # Chat's terminator: it says which protocol this is
+            continue
         names.append(event.type)
     spoken = detect_protocol(chunks)
     if spoken is not None and spoken != protocol:
         raise NotAStream(f"it streams {spoken}, not the declared {protocol}")
+    if not_json is not None:
+        raise NotAStream(not_json)
     check = StreamCheck(chunks, problems)
     if protocol == CHAT:
         _check_chat(check, done_seen)
@@ -130,27 +137,26 @@ def _check_responses(check: StreamCheck) -> None:
         if kind == "response.output_item.added" and isinstance(chunk.get("item"), dict):
             if index in items:
                 problems.append(f"event {position}: output_index {index} added twice")
-            items[index] = {"id": chunk["item"].get("id"), "done": None}
+            items[index] = {"id": chunk["item"].get("id"), "type": chunk["item"].get("type"), "done": None}
         elif kind == "response.output_item.done" and isinstance(chunk.get("item"), dict):
             state = items.get(index)
             if state is None:
                 problems.append(f"event {position}: output_item.done for output_index {index}, never added")
-                items[index] = state = {"id": chunk["item"].get("id"), "done": None}
+                items[index] = state = {"id": chunk["item"].get("id"), "type": chunk["item"].get("type"), "done": None}
             elif state["done"] is not None:
                 problems.append(f"event {position}: output_index {index} done twice")
             if chunk["item"].get("id") != state["id"]:
-                problems.append(f"event {position}: item {index}'s id changes from {state['id']!r} to "
-                                f"{chunk['item'].get('id')!r}")
+                problems.append(f"event {position}: the id of output_index {index} changes between its "
+                                "output_item.added and .done")
             state["done"] = chunk["item"]
         elif "item_id" in chunk and index in items:
             state = items[index]
             if chunk["item_id"] != state["id"]:
-                problems.append(f"event {position}: {kind} names item {chunk['item_id']!r}, but output_index "
-                                f"{index} is item {state['id']!r}")
+                problems.append(f"event {position}: {kind} names another item_id than the item at output_index {index}")
             if state["done"] is not None:
                 problems.append(f"event {position}: {kind} for output_index {index} after its output_item.done")
     for index in sorted(i for i in items if items[i]["done"] is None):
-        problems.append(f"output_index {index} (item {items[index]['id']!r}) never gets its output_item.done")
+        problems.append(f"output_index {index} ({items[index]['type']}) never gets its output_item.done")
     if terminal and len(terminal) == 1 and chunks[terminal[0]].get("type") == "response.completed":
         _check_terminal_output(chunks[terminal[0]], items, problems)
 
@@ -168,7 +174,8 @@ def _check_terminal_output(terminal: dict[str, Any], items: dict[int, dict[str, 
         if done is None:
             continue
         final = by_id.get(done.get("id"))
-        label = f"output_index {index} ({done.get('type')} {done.get('call_id') or done.get('id')!r})"
+        # Named by type and function name: ids a gateway makes up would make the report differ run to run.
+        label = f"output_index {index} ({done.get('type')}" + (f" {done['name']}" if done.get("name") else "") + ")"
         if final is None:
             problems.append(f"response.completed output omits {label}, which the stream finished")
             continue

@@ -173,3 +173,14 @@ def test_serve_replays_the_bundled_corpus(installed):
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def test_the_bundled_gateways_ship_in_the_wheel_and_are_found_from_it(installed):
+    _, _, wheel = installed
+    names = zipfile.ZipFile(wheel).namelist()
+    assert {"deltacheck/adapters/gateways/litellm_proxy/gateway.json", "deltacheck/adapters/gateways/litellm_proxy/config.yaml",
+            "deltacheck/adapters/gateways/litellm_proxy/requirements.txt",
+            "deltacheck/adapters/gateways/claude_code_router/package-lock.json"} <= set(names)
+    unknown = _deltacheck(installed, "run", "--gateway", "no-such-gateway")
+    assert unknown.returncode == 2
+    assert "litellm-proxy-chat-to-responses" in unknown.stderr and "claude-code-router" in unknown.stderr
