@@ -117,17 +117,20 @@ def _axes_section(out: list[str], runs: list[Results]) -> None:
     out.append("## Scores per axis\n")
     out.append("A fixture is scored on the axes its expected result exercises (CONTRACT.md 4.1); "
                "an error, crash or timeout fails every axis it would have been scored on.\n")
-    out.append("| adapter | protocol | " + " | ".join(AXES) + " |")
-    out.append("|---|---|" + "---|" * len(AXES))
+    # Gateway routes add the `validity` axis (CONTRACT.md 6.5): a column only when some run scores it.
+    axes = AXES + (("validity",) if any("validity" in r.get("axes", {}) for run in runs for r in run.records) else ())
+    out.append("| adapter | protocol | " + " | ".join(axes) + " |")
+    out.append("|---|---|" + "---|" * len(axes))
     for run in runs:
-        tallies: dict[str, dict[str, list[int]]] = defaultdict(lambda: {a: [0, 0] for a in AXES})
+        tallies: dict[str, dict[str, list[int]]] = defaultdict(lambda: {a: [0, 0] for a in axes})
         for record in run.records:
             protocol = record.get("protocol") or "?"
             for axis, ok in record.get("axes", {}).items():
+                tallies[protocol].setdefault(axis, [0, 0])
                 tallies[protocol][axis][1] += 1
                 tallies[protocol][axis][0] += int(ok)
         for protocol in _protocols(tallies):
-            cells = [f"{p} / {s}" if s else "–" for p, s in (tallies[protocol][a] for a in AXES)]
+            cells = [f"{p} / {s}" if s else "–" for p, s in (tallies[protocol][a] for a in axes)]
             out.append(f"| {run.adapter.get('name')} | {protocol} | " + " | ".join(cells) + " |")
     out.append("")
 
