@@ -217,7 +217,8 @@ def map_gateway_ids(expected: dict[str, Any], observed: dict[str, Any]) -> dict[
 
     A call keeps its upstream id, or gets one of the gateway's own: non-empty, used by no other call
     of the message. Such an id stands for the upstream call at the same position among the calls,
-    unless an observed call already carries that call's id. Rewrites `observed` in place; returns
+    unless an observed call already carries that call's id; one that stands for no upstream call is
+    shown as a placeholder, not its (often random) value. Rewrites `observed` in place; returns
     {gateway id: upstream id} for the record.
     """
     want = [p for c in expected.get("choices", []) for p in c.get("parts", []) if p.get("type") == "tool_call"]
@@ -232,6 +233,8 @@ def map_gateway_ids(expected: dict[str, Any], observed: dict[str, Any]) -> dict[
         if position < len(want) and want[position].get("id") not in seen:
             mapping[own] = want[position].get("id")
             call["id"] = want[position].get("id")
+        else:  # stands for no upstream call; its value, often random, would make the report differ run to run
+            call["id"] = f"(an id of the gateway's own, call {position})"
     return mapping
 
 

@@ -8,8 +8,12 @@ output drops a call past a gap in the upstream indices. DC-8499 is that gap.
 from __future__ import annotations
 
 import json
+import os
+import signal
 import socket
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -184,3 +188,25 @@ def test_check_gateway_fails_a_gateway_that_streams_another_protocol():
                                         "--downstream", "anthropic-messages"])
     assert outcome.exit_code == 1
     assert "it streams openai-chat, not the declared anthropic-messages" in outcome.output
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_or_sigterm_stops_the_run_records_what_was_done_and_stops_the_gateway(tmp_path, sig):
+    pidfile, results = tmp_path / "gateway.pid", tmp_path / "results.jsonl"
+    deltacheck = Path(sys.executable).with_name("deltacheck")
+    run = subprocess.Popen([str(deltacheck), "run", "--gateway-cmd", command("--misbehave", "hang", "--pidfile",
+                                                                             str(pidfile)),
+                            "--downstream", "openai-responses", "--timeout", "60", "--results", str(results)],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 20
+    while not pidfile.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.3)  # the first request is now hanging in the gateway
+    gateway_pid = int(pidfile.read_text())
+    run.send_signal(sig)
+    assert run.wait(timeout=20) == 130
+    with pytest.raises(ProcessLookupError):
+        os.kill(gateway_pid, 0)
+    lines = [json.loads(line) for line in results.read_text().splitlines()]
+    assert lines[0]["kind"] == "header" and lines[-1] == {**lines[-1], "kind": "footer", "interrupted": True}
+    assert b"Traceback" not in run.stderr.read()

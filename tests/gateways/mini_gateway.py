@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 import urllib.request
@@ -279,6 +280,7 @@ def main() -> None:
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--upstream", required=True)
     parser.add_argument("--writer", choices=["faithful", "weave"], default="faithful")
+    parser.add_argument("--pidfile", help="write the process id here once listening (for the interruption tests)")
     parser.add_argument("--misbehave", choices=["exit", "never-listen", "http-500", "json-body", "wrong-protocol",
                                                 "hang", "no-done", "unstopped-block"])
     args = parser.parse_args()
@@ -289,6 +291,9 @@ def main() -> None:
         time.sleep(3600)
     server = ThreadingHTTPServer(("127.0.0.1", args.port), make_handler(args.upstream, args.writer, args.misbehave))
     server.daemon_threads = True
+    if args.pidfile:
+        with open(args.pidfile, "w") as handle:
+            handle.write(str(os.getpid()))
     server.serve_forever()
 
 
