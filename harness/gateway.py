@@ -24,6 +24,7 @@ from typing import Any, Iterable, Iterator
 
 from deltacheck.corpus import Corpus
 from deltacheck.gateway_judge import Capture, judge_gateway
+from deltacheck.gateway_text import plain_line
 from deltacheck.gateway_upstream import ENDPOINTS, Upstream
 from deltacheck.model import Fixture
 from deltacheck.runner import RunRecord
@@ -178,7 +179,7 @@ class GatewayProcess:
         return data.decode("utf-8", errors="replace").strip()
 
     def _tail_note(self) -> str:
-        tail = " | ".join(line.strip() for line in self.log_tail().splitlines()[-3:] if line.strip())
+        tail = " | ".join(plain_line(line) for line in self.log_tail().splitlines()[-3:] if plain_line(line))
         return f"; its last output: {tail}" if tail else ""
 
     def stop(self) -> None:

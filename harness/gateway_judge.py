@@ -16,6 +16,7 @@ from deltacheck.compare import arguments_bytes_equal, compare, full_diff, normal
 from deltacheck.corpus import Corpus, fast_result_check, result_validator
 from deltacheck.errors import AssemblyError
 from deltacheck.gateway_upstream import ENDPOINTS
+from deltacheck.gateway_text import plain_line
 from deltacheck.model import Fixture
 from deltacheck.reference import assemble
 from deltacheck.stream_validity import NotAStream, read_stream
@@ -204,5 +205,5 @@ def _upstream_note(upstream: str, paths: list[str]) -> str:
 
 
 def _excerpt(body: bytes) -> str:
-    text = body.decode("utf-8", errors="replace").replace("\r", " ").replace("\n", " ").strip()
+    text = plain_line(body.decode("utf-8", errors="replace"))
     return (text[:EXCERPT] + "…") if len(text) > EXCERPT else (text or "(empty body)")

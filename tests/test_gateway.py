@@ -210,3 +210,13 @@ def test_ctrl_c_or_sigterm_stops_the_run_records_what_was_done_and_stops_the_gat
     lines = [json.loads(line) for line in results.read_text().splitlines()]
     assert lines[0]["kind"] == "header" and lines[-1] == {**lines[-1], "kind": "footer", "interrupted": True}
     assert b"Traceback" not in run.stderr.read()
+
+
+def test_hostile_text_from_a_gateway_is_printed_as_one_plain_line(corpus):
+    from deltacheck.gateway_judge import Capture, judge_gateway
+
+    fixture = corpus.by_id()[TEXT]
+    body = b"\x1b[31m[bold]boom[/bold]\x1b[0m\nsecond line\x07"
+    verdict = judge_gateway(fixture, "openai-chat", "openai-responses", Capture(500, "text/plain", body), corpus, 10.0)
+    assert verdict.message.startswith("answered HTTP 500: [bold]boom[/bold] second line")
+    assert "\x1b" not in verdict.message and "\n" not in verdict.message and "\x07" not in verdict.message

@@ -7,6 +7,7 @@ its environment is not built (`deltacheck run --gateway NAME` or `deltacheck sco
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -106,3 +107,31 @@ def test_report_has_no_gateways_section_without_gateway_results(tmp_path):
     path = tmp_path / "reference.jsonl"
     path.write_text(json.dumps({"kind": "header", "adapter": {"name": "reference"}}) + "\n")
     assert "## Gateways" not in render_report([read_results(path)], "1.3.0", 1)
+
+
+def test_score_runs_the_gateway_routes_and_reports_each_pair_as_its_own_row(tmp_path, monkeypatch):
+    """`deltacheck score` with a gateway definition for the in-repo mini gateway (no environment to build)."""
+    from click.testing import CliRunner
+
+    import sys as _sys
+
+    from deltacheck import cli_gateway
+    from deltacheck.cli import main
+
+    folder = tmp_path / "gateways" / "mini"
+    folder.mkdir(parents=True)
+    mini = Path(__file__).resolve().parent / "gateways" / "mini_gateway.py"
+    (folder / "gateway.json").write_text(json.dumps({
+        "name": "mini", "library": "tests/gateways/mini_gateway.py", "version": "0", "language": "node",
+        "command": [_sys.executable, str(mini), "--port", "{port}", "--upstream", "{upstream}", "--writer", "weave"],
+        "routes": [{"upstream": "openai-chat", "downstream": "openai-responses"},
+                   {"upstream": "openai-chat", "downstream": "anthropic-messages"}]}))
+    monkeypatch.setattr(cli_gateway, "load_gateways", lambda: load_gateways(tmp_path / "gateways"))
+    results, report = tmp_path / "results", tmp_path / "REPORT.md"
+    outcome = CliRunner().invoke(main, ["score", "--adapter", "reference", "--gateway", "mini", "--examples", "0",
+                                        "--results-dir", str(results), "--output", str(report)])
+    assert outcome.exit_code == 0, outcome.output
+    text = report.read_text()
+    assert "| mini-chat-to-responses | openai-chat → openai-responses |" in text
+    assert "| mini-chat-to-anthropic | openai-chat → anthropic-messages |" in text
+    assert "response.completed output omits output_index 1 (function_call lookup)" in text  # the weave writer, killed
