@@ -133,12 +133,17 @@ def run(ctx: click.Context, adapter_name: str | None, adapter_cmd: str | None, c
     expectations = None
     if expectations_path is not None and not (update_expectations and not expectations_path.exists()):
         expectations = read_expectations(expectations_path, corpus)
+    if not wants_gateway(gateway_name, gateway_cmd) and (upstream or downstream or gateway_path or gateway_ready):
+        raise click.UsageError("--upstream, --downstream, --gateway-path and --gateway-ready need --gateway or --gateway-cmd")
     if wants_gateway(gateway_name, gateway_cmd):
         if protocols:
             raise click.UsageError("in proxy mode the fixtures' protocol is --upstream, not --protocol")
         given = ctx.get_parameter_source("startup_timeout") is not click.core.ParameterSource.DEFAULT
         spec, bundled, startup = resolve_spec(gateway_name, gateway_cmd, upstream, downstream, gateway_model,
                                               gateway_path, gateway_ready, startup_timeout if given else None)
+        other = [f.id for f in corpus.fixtures if f.id in fixture_ids and f.protocol != spec.upstream]
+        if other:
+            raise click.UsageError(f"fixture {', '.join(other)} is not {spec.upstream}, the protocol {spec.name} reads upstream")
         build_env(bundled)
         counts, verdicts, results_path = run_route(spec, corpus, set(fixture_ids), results_path, timeout,
                                                    max_timeouts, startup)

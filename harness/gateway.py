@@ -11,6 +11,7 @@ when the run is interrupted.
 from __future__ import annotations
 
 import http.client
+import json
 import os
 import shutil
 import signal
@@ -256,8 +257,6 @@ class _TimedOut(Exception):
 
 def exchange(spec: GatewaySpec, port: int, body: dict[str, Any], timeout: float) -> Capture:
     """POST the request and read the whole answer within `timeout` seconds; the body exactly as sent."""
-    import json
-
     payload = json.dumps(body).encode("utf-8")
     headers = {"content-type": "application/json", "accept": "text/event-stream",
                "authorization": f"Bearer {spec.api_key}", "x-api-key": spec.api_key, "anthropic-version": "2023-06-01"}

@@ -166,11 +166,19 @@ def test_run_gateway_cmd_writes_a_results_file_whose_header_names_the_translatio
     (["--gateway-cmd", "x", "--downstream", "openai-chat", "--protocol", "openai-chat"], "--upstream, not --protocol"),
     (["--gateway", "no-such-gateway"], "no bundled gateway 'no-such-gateway'"),
     (["--gateway", "litellm-proxy"], "name one, or narrow it with --upstream/--downstream"),
+    (["--adapter", "reference", "--downstream", "openai-chat"], "need --gateway or --gateway-cmd"),
 ])
 def test_run_proxy_mode_usage_errors_name_the_option(args, words):
     outcome = CliRunner().invoke(main, ["run", *args])
     assert outcome.exit_code == 2
     assert words in outcome.output
+
+
+def test_run_refuses_a_fixture_of_another_protocol_than_the_upstream(corpus):
+    responses = next(f for f in corpus.fixtures if f.protocol == "openai-responses").id
+    outcome = CliRunner().invoke(main, ["run", "--gateway-cmd", "x", "--downstream", "openai-chat", "--fixture", responses])
+    assert outcome.exit_code == 2
+    assert f"fixture {responses} is not openai-chat, the protocol gateway-x reads upstream" in outcome.output
 
 
 def test_check_gateway_passes_a_faithful_gateway_and_fails_one_that_does_not_start():
