@@ -228,3 +228,19 @@ def test_hostile_text_from_a_gateway_is_printed_as_one_plain_line(corpus):
     verdict = judge_gateway(fixture, "openai-chat", "openai-responses", Capture(500, "text/plain", body), corpus, 10.0)
     assert verdict.message.startswith("answered HTTP 500: [bold]boom[/bold] second line")
     assert "\x1b" not in verdict.message and "\n" not in verdict.message and "\x07" not in verdict.message
+
+
+def test_check_gateway_fails_a_lost_call_but_only_names_a_usage_difference():
+    from deltacheck.gateway_check import _carries
+    from deltacheck.verdict import Verdict
+
+    lost = Verdict("DC-0PNK", "openai-chat", "fail", "/choices/0/parts/1: expected tool_call, missing",
+                   axes={"identity": False, "usage": True, "validity": True})
+    usage_only = Verdict("DC-0PNK", "openai-chat", "fail", "/usage: expected null, got {}",
+                         axes={"identity": True, "usage": False, "validity": True})
+    invalid = Verdict("DC-0PNK", "openai-chat", "fail", "invalid downstream stream: x",
+                      axes={"identity": True, "validity": False})
+    assert _carries("x", lost).passed is False
+    assert _carries("x", invalid).passed is False
+    check = _carries("x", usage_only)
+    assert check.passed is True and "will fail it on usage" in check.detail
