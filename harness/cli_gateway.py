@@ -70,7 +70,7 @@ def resolve_spec(gateway_name: str | None, gateway_cmd: str | None, upstream: st
         if not any("{port}" in word for word in words):
             say("warning", "yellow", "--gateway-cmd has no {port}: the gateway must listen on the port in "
                                      "DELTACHECK_GATEWAY_PORT")
-        spec = GatewaySpec(name=f"gateway-{program_name(words)}", command=tuple(words),
+        spec = GatewaySpec(name=f"gateway-{program_name(words)}", command=tuple(words), library=program_name(words),
                            upstream=upstream or "openai-chat", downstream=downstream, model=model, path=path,
                            ready_path=ready)
         return spec, None, startup_timeout or GATEWAY_STARTUP_TIMEOUT
