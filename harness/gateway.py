@@ -264,13 +264,14 @@ def exchange(spec: GatewaySpec, port: int, body: dict[str, Any], timeout: float)
     connection = http.client.HTTPConnection(LOOPBACK, port, timeout=timeout)
     try:
         connection.request("POST", spec.endpoint, body=payload, headers=headers)
+        sock = connection.sock  # the connection forgets it when the answer says `Connection: close`
         response = connection.getresponse()
         data = bytearray()
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise _TimedOut()
-            connection.sock.settimeout(remaining)
+            sock.settimeout(remaining)
             piece = response.read1(65536)
             if not piece:
                 break

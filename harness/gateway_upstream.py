@@ -47,6 +47,11 @@ class _Routes(Mapping):
         return len(self.by_id)
 
 
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request, client_address) -> None:
+        pass  # a gateway that hangs up mid-stream is the gateway's business, judged downstream: no traceback
+
+
 class Upstream:
     """A running replay server on 127.0.0.1; use as a context manager, or call `stop()`."""
 
@@ -70,7 +75,7 @@ class Upstream:
             def log_message(self, format: str, *args) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer((LOOPBACK, 0), RecordingHandler)
+        self.server = _QuietServer((LOOPBACK, 0), RecordingHandler)
         self.server.daemon_threads = True
         threading.Thread(target=self.server.serve_forever, name="deltacheck-gateway-upstream", daemon=True).start()
 

@@ -112,6 +112,11 @@ def test_a_misbehaving_gateway_gets_a_verdict_with_one_clear_message(corpus, mis
     assert "\n" not in got.message
 
 
+def test_a_stream_that_ends_when_the_gateway_closes_the_connection_is_read_whole(corpus):
+    verdict = run(corpus, mini("openai-responses", "--misbehave", "close-delimited"), [GAP])[GAP]
+    assert verdict.verdict == "pass", verdict.message
+
+
 def test_a_hanging_gateway_times_out_and_the_run_stops_asking_after_max_timeouts(corpus):
     spec = mini("openai-responses", "--misbehave", "hang")
     fixtures = [f for f in corpus.fixtures if f.protocol == "openai-chat"][:3]

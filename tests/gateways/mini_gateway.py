@@ -229,7 +229,11 @@ def make_handler(upstream: str, writer: str, misbehave: str | None):
                 time.sleep(3600)
             self.send_response(200)
             self.send_header("content-type", "text/event-stream")
-            self.send_header("transfer-encoding", "chunked")
+            if misbehave == "close-delimited":  # the body ends when the connection closes, as HTTP/1.0 servers do
+                self.send_header("connection", "close")
+                self.close_connection = True
+            else:
+                self.send_header("transfer-encoding", "chunked")
             self.end_headers()
             path = self.path.split("?", 1)[0]
             if misbehave == "wrong-protocol" or path.endswith("/chat/completions"):
@@ -238,7 +242,8 @@ def make_handler(upstream: str, writer: str, misbehave: str | None):
                 self._translate(ResponsesWriter(self._emit, weave=writer == "weave"), body)
             else:
                 self._translate(AnthropicWriter(self._emit), body)
-            self.wfile.write(b"0\r\n\r\n")
+            if misbehave != "close-delimited":
+                self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
 
         def _plain(self, status: int, payload: bytes) -> None:
@@ -249,7 +254,10 @@ def make_handler(upstream: str, writer: str, misbehave: str | None):
             self.wfile.write(payload)
 
         def _write(self, data: bytes) -> None:
-            self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+            if misbehave == "close-delimited":
+                self.wfile.write(data)
+            else:
+                self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
             self.wfile.flush()
 
         def _emit(self, name: str, event: dict) -> None:
@@ -282,7 +290,8 @@ def main() -> None:
     parser.add_argument("--writer", choices=["faithful", "weave"], default="faithful")
     parser.add_argument("--pidfile", help="write the process id here once listening (for the interruption tests)")
     parser.add_argument("--misbehave", choices=["exit", "never-listen", "http-500", "json-body", "wrong-protocol",
-                                                "hang", "no-done", "unstopped-block"])
+                                                "hang", "no-done", "unstopped-block",
+                                                "close-delimited"])
     args = parser.parse_args()
     if args.misbehave == "exit":
         print("mini gateway: no configuration, giving up", file=sys.stderr)
