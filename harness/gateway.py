@@ -282,8 +282,8 @@ def exchange(spec: GatewaySpec, port: int, body: dict[str, Any], timeout: float)
         return Capture(response.status, response.getheader("content-type") or "", bytes(data))
     except (socket.timeout, TimeoutError, _TimedOut):
         return Capture(timed_out=True)
-    except (OSError, http.client.HTTPException) as exc:
-        return Capture(failure=f"{type(exc).__name__}: {exc}")
+    except (OSError, http.client.HTTPException, ValueError) as exc:  # ValueError: http.client on a garbled answer
+        return Capture(failure=f"{type(exc).__name__}: {plain_line(str(exc))}")
     finally:
         connection.close()
 

@@ -117,6 +117,12 @@ def test_a_stream_that_ends_when_the_gateway_closes_the_connection_is_read_whole
     assert verdict.verdict == "pass", verdict.message
 
 
+def test_a_flooding_gateway_is_cut_off_with_an_error(corpus):
+    verdict = run(corpus, mini("openai-chat", "--misbehave", "flood"), [TEXT], timeout=30.0)[TEXT]
+    assert verdict.verdict == "error"
+    assert verdict.message.startswith("streamed more than 16777216 bytes and was cut off")
+
+
 def test_a_hanging_gateway_times_out_and_the_run_stops_asking_after_max_timeouts(corpus):
     spec = mini("openai-responses", "--misbehave", "hang")
     fixtures = [f for f in corpus.fixtures if f.protocol == "openai-chat"][:3]

@@ -236,6 +236,13 @@ def make_handler(upstream: str, writer: str, misbehave: str | None):
                 self.send_header("transfer-encoding", "chunked")
             self.end_headers()
             path = self.path.split("?", 1)[0]
+            if misbehave == "flood":
+                chunk = b"data: " + json.dumps({"choices": [{"index": 0, "delta": {"content": "x" * 4000}}]}).encode()
+                try:
+                    while True:
+                        self._write(chunk + b"\n\n")
+                except OSError:
+                    return
             if misbehave == "wrong-protocol" or path.endswith("/chat/completions"):
                 self._relay(body)
             elif path.endswith("/responses"):
@@ -291,7 +298,7 @@ def main() -> None:
     parser.add_argument("--pidfile", help="write the process id here once listening (for the interruption tests)")
     parser.add_argument("--misbehave", choices=["exit", "never-listen", "http-500", "json-body", "wrong-protocol",
                                                 "hang", "no-done", "unstopped-block",
-                                                "close-delimited"])
+                                                "close-delimited", "flood"])
     args = parser.parse_args()
     if args.misbehave == "exit":
         print("mini gateway: no configuration, giving up", file=sys.stderr)
