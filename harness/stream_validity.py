@@ -155,6 +155,15 @@ def _check_responses(check: StreamCheck) -> None:
                 problems.append(f"event {position}: {kind} names another item_id than the item at output_index {index}")
             if state["done"] is not None:
                 problems.append(f"event {position}: {kind} for output_index {index} after its output_item.done")
+    parts: dict[tuple[Any, Any], bool] = {}  # (output_index, content_index) -> its content_part.done came
+    for chunk in chunks:
+        key = (chunk.get("output_index"), chunk.get("content_index"))
+        if chunk.get("type") == "response.content_part.added":
+            parts[key] = False
+        elif chunk.get("type") == "response.content_part.done" and key in parts:
+            parts[key] = True
+    for output_index, content_index in sorted((k for k, done in parts.items() if not done), key=str):
+        problems.append(f"content part {content_index} of output_index {output_index} never gets its content_part.done")
     for index in sorted(i for i in items if items[i]["done"] is None):
         problems.append(f"output_index {index} ({items[index]['type']}) never gets its output_item.done")
     if terminal and len(terminal) == 1 and chunks[terminal[0]].get("type") == "response.completed":

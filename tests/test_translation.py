@@ -183,6 +183,12 @@ def test_a_well_formed_responses_stream_has_no_problem():
       item("response.output_item.done", output_index=0, item=fc("fc_1", "c1"), sequence_number=2),
       completed([], 3)], "response.completed output omits output_index 0"),
     ([created(), completed([], 1), completed([], 2)], "2 terminal events"),
+    ([created(), item("response.output_item.added", output_index=0, sequence_number=1,
+                      item={"type": "message", "id": "m", "content": []}),
+      item("response.content_part.added", output_index=0, content_index=0, item_id="m", sequence_number=2,
+           part={"type": "output_text", "text": ""}),
+      item("response.output_item.done", output_index=0, sequence_number=3, item={"type": "message", "id": "m"}),
+      completed([{"type": "message", "id": "m"}], 4)], "content part 0 of output_index 0 never gets its content_part.done"),
     ([created()], "never sends response.completed"),
     ([created(5), completed([], 1)], "sequence_number"),
 ])
