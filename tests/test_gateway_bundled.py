@@ -25,7 +25,7 @@ def test_the_bundled_gateways_load_with_their_routes():
     assert problems == []
     names = {name for g in gateways for name in g.route_names()}
     assert {"litellm-proxy-chat-to-chat", "litellm-proxy-chat-to-anthropic", "litellm-proxy-chat-to-responses",
-            "claude-code-router-chat-to-anthropic"} <= names
+            "litellm-proxy-responses-to-responses", "claude-code-router-chat-to-anthropic"} <= names
     litellm = next(g for g in gateways if g.name == "litellm-proxy")
     assert litellm.manifest.env_name == "litellm_proxy"  # not the litellm adapter's environment
     assert "litellm==1.110.2" in (litellm.folder / "requirements.txt").read_text()
@@ -33,12 +33,14 @@ def test_the_bundled_gateways_load_with_their_routes():
 
 def test_a_route_is_found_by_its_name_or_by_gateway_and_downstream():
     gateways, _ = load_gateways()
-    _, spec = find_route(gateways, "litellm-proxy", None, "openai-responses")
+    _, spec = find_route(gateways, "litellm-proxy", "openai-chat", "openai-responses")
     assert spec.name == "litellm-proxy-chat-to-responses" and spec.model == "deltacheck-responses-bridge"
     _, spec = find_route(gateways, "claude-code-router-chat-to-anthropic", None, None)
     assert spec.endpoint == "/v1/messages"
     with pytest.raises(LookupError, match="none of them matches"):
         find_route(gateways, "claude-code-router", None, "openai-responses")
+    with pytest.raises(LookupError, match="name one, or narrow it"):
+        find_route(gateways, "litellm-proxy", None, "openai-responses")  # from Chat and from Responses
 
 
 @pytest.mark.parametrize("definition, words", [
@@ -67,11 +69,12 @@ def _route(name: str):
 
 
 @pytest.mark.parametrize("route", ["litellm-proxy-chat-to-chat", "litellm-proxy-chat-to-anthropic",
-                                   "litellm-proxy-chat-to-responses", "claude-code-router-chat-to-anthropic"])
+                                   "litellm-proxy-chat-to-responses", "litellm-proxy-responses-to-responses",
+                                   "claude-code-router-chat-to-anthropic"])
 def test_a_bundled_gateway_starts_and_every_fixture_it_answers_is_judged(route):
     bundled, spec = _route(route)
     corpus = load_corpus()
-    fixtures = [f for f in corpus.fixtures if f.id in (GAP, "DC-JMED")]
+    fixtures = [f for f in corpus.select({spec.upstream}, set()) if f.id in (GAP, "DC-JMED") or "parallel-calls" in f.tags][:3]
     notes: list[str] = []
     records = list(run_gateway(spec, corpus, fixtures, 30.0, 5, bundled.startup_timeout, notes))
     assert notes == []
