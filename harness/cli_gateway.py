@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import signal
 import sys
 from collections import Counter
@@ -13,7 +14,7 @@ import click
 from rich.table import Table
 
 import deltacheck
-from deltacheck.cli_common import Seconds, err, say, split_command
+from deltacheck.cli_common import Seconds, err, say
 from deltacheck.corpus import Corpus
 from deltacheck.errors import EnvironmentFailed
 from deltacheck.files import locked_for_writing
@@ -66,7 +67,12 @@ def resolve_spec(gateway_name: str | None, gateway_cmd: str | None, upstream: st
     if gateway_cmd is not None:
         if downstream is None:
             raise click.UsageError("--gateway-cmd needs --downstream PROTOCOL: the protocol your gateway streams")
-        words = split_command(gateway_cmd)
+        try:
+            words = shlex.split(gateway_cmd)
+        except ValueError as exc:
+            raise click.UsageError(f"--gateway-cmd {gateway_cmd!r}: {exc}") from None
+        if not words:
+            raise click.UsageError(f"--gateway-cmd {gateway_cmd!r} names no program")
         if not any("{port}" in word for word in words):
             say("warning", "yellow", "--gateway-cmd has no {port}: the gateway must listen on the port in "
                                      "DELTACHECK_GATEWAY_PORT")

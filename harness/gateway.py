@@ -133,7 +133,7 @@ class GatewayProcess:
                                                 env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                                 start_new_session=True)
             except OSError as exc:
-                raise GatewayFailed(f"cannot start `{' '.join(command)}`: {exc.strerror or exc}") from None
+                raise GatewayFailed(f"cannot start `{' '.join(self.spec.command)}`: {exc.strerror or exc}") from None
         self._wait_until_listening()
 
     def _wait_until_listening(self) -> None:

@@ -92,6 +92,15 @@ def test_a_gateway_that_exits_at_start_gets_an_error_per_fixture_and_an_overall_
     assert len(notes) == 1 and "did not start" in notes[0]
 
 
+def test_a_gateway_command_that_does_not_exist_is_an_error_per_fixture(corpus):
+    spec = GatewaySpec(name="nothing", command=("/nonexistent/gateway", "{port}"), upstream="openai-chat",
+                       downstream="openai-chat")
+    verdicts = run(corpus, spec, [TEXT, GAP])
+    assert {v.verdict for v in verdicts.values()} == {"error"}
+    assert verdicts[GAP].message == "the gateway did not start: cannot start `/nonexistent/gateway {port}`: " \
+                                    "No such file or directory"
+
+
 def test_a_gateway_that_never_listens_gets_an_error_naming_the_startup_timeout(corpus):
     verdicts = run(corpus, mini("openai-responses", "--misbehave", "never-listen"), [TEXT], startup=1.0)
     assert verdicts[TEXT].verdict == "error"
@@ -177,6 +186,8 @@ def test_run_gateway_cmd_writes_a_results_file_whose_header_names_the_translatio
     (["--gateway-cmd", "x", "--downstream", "openai-chat", "--protocol", "openai-chat"], "--upstream, not --protocol"),
     (["--gateway", "no-such-gateway"], "no bundled gateway 'no-such-gateway'"),
     (["--gateway", "litellm-proxy"], "name one, or narrow it with --upstream/--downstream"),
+    (["--gateway-cmd", "", "--downstream", "openai-chat"], "--gateway-cmd '' names no program"),
+    (["--gateway-cmd", "gw 'unclosed", "--downstream", "openai-chat"], "No closing quotation"),
     (["--adapter", "reference", "--downstream", "openai-chat"], "need --gateway or --gateway-cmd"),
 ])
 def test_run_proxy_mode_usage_errors_name_the_option(args, words):
