@@ -18,7 +18,7 @@ from deltacheck.cli_common import Seconds, err, say
 from deltacheck.corpus import Corpus
 from deltacheck.errors import EnvironmentFailed
 from deltacheck.files import locked_for_writing
-from deltacheck.gateway import GatewaySpec, run_gateway
+from deltacheck.gateway import GatewaySession, GatewaySpec, run_gateway
 from deltacheck.gateway_bundled import BundledGateway, find_route, load_gateways
 from deltacheck.gateway_check import check_gateway
 from deltacheck.locations import default_results_dir
@@ -127,15 +127,16 @@ def build_env(bundled: BundledGateway | None) -> None:
 
 
 def run_route(spec: GatewaySpec, corpus: Corpus, ids: set[str], results_path: Path | None, timeout: float,
-              max_timeouts: int, startup_timeout: float) -> tuple[Counter[str], dict[str, str], Path]:
+              max_timeouts: int, startup_timeout: float, session: GatewaySession | None = None
+              ) -> tuple[Counter[str], dict[str, str], Path]:
     """Run one gateway route over the fixtures of its upstream protocol; write and summarise the results."""
     results_path = results_path or default_results_dir() / f"{spec.name}.jsonl"
     results_path.parent.mkdir(parents=True, exist_ok=True)
     fixtures = corpus.select({spec.upstream}, ids)
     verdicts: dict[str, str] = {}
     notes: list[str] = []
-    err.print(f"{spec.name}: starting the gateway ({spec.upstream} upstream, {spec.downstream} downstream on "
-              f"POST {spec.endpoint}); up to {startup_timeout:g} s for it to listen", markup=False, highlight=False)
+    err.print(f"{spec.name}: {spec.upstream} upstream, {spec.downstream} downstream on POST {spec.endpoint} "
+              f"(the gateway gets up to {startup_timeout:g} s to listen)", markup=False, highlight=False)
     interrupted = False
     with locked_for_writing(results_path) as handle:
         writer = ResultsWriter(handle)
@@ -143,7 +144,7 @@ def run_route(spec: GatewaySpec, corpus: Corpus, ids: set[str], results_path: Pa
                       contract_version=deltacheck.CONTRACT_VERSION, adapter=spec.describe(), timeout=timeout)
         try:
             with stopped_on_sigterm():
-                for record in run_gateway(spec, corpus, fixtures, timeout, max_timeouts, startup_timeout, notes):
+                for record in run_gateway(spec, corpus, fixtures, timeout, max_timeouts, startup_timeout, notes, session):
                     writer.record(record.to_json())
                     verdicts[record.verdict.fixture] = record.verdict.verdict
                     if record.verdict.verdict not in PASSING | UNSCORED:
@@ -193,10 +194,11 @@ def score_gateways(corpus: Corpus, results_dir: Path, timeout: float, max_timeou
             say("not run", "red", f"{bundled.name}: {exc}")
             not_run += [s.name for s in specs]
             continue
-        for spec in specs:
-            path = results_dir / f"{spec.name}.jsonl"
-            run_route(spec, corpus, set(), path, timeout, max_timeouts, bundled.startup_timeout)
-            written.append(path)
+        with GatewaySession(specs[0], corpus, bundled.startup_timeout) as session:  # one start for all its routes
+            for spec in specs:
+                path = results_dir / f"{spec.name}.jsonl"
+                run_route(spec, corpus, set(), path, timeout, max_timeouts, bundled.startup_timeout, session)
+                written.append(path)
     return written, not_run
 
 

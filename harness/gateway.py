@@ -290,20 +290,40 @@ def exchange(spec: GatewaySpec, port: int, body: dict[str, Any], timeout: float)
 
 # -- the run -------------------------------------------------------------------------------------
 
-def run_gateway(spec: GatewaySpec, corpus: Corpus, fixtures: Iterable[Fixture], timeout: float,
-                max_timeouts: int, startup_timeout: float, notes: list[str] | None = None) -> Iterator[RunRecord]:
-    """One record per fixture, in order; the gateway's own failures are verdicts, and it is always stopped.
+class GatewaySession:
+    """One gateway process and its upstream, shared by the routes of one gateway (they differ only in the
+    client request); always stopped on leaving the `with` block."""
 
-    `notes` collects the overall messages (the gateway did not start, was restarted, ...).
+    def __init__(self, spec: GatewaySpec, corpus: Corpus, startup_timeout: float) -> None:
+        self.upstream = Upstream(corpus.fixtures)
+        self.process = GatewayProcess(spec, self.upstream, startup_timeout)
+
+    def __enter__(self) -> "GatewaySession":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        try:
+            self.process.stop()
+        finally:
+            self.upstream.stop()
+
+
+def run_gateway(spec: GatewaySpec, corpus: Corpus, fixtures: Iterable[Fixture], timeout: float,
+                max_timeouts: int, startup_timeout: float, notes: list[str] | None = None,
+                session: GatewaySession | None = None) -> Iterator[RunRecord]:
+    """One record per fixture, in order; the gateway's own failures are verdicts.
+
+    The gateway is started when first needed and stopped at the end, or, in a `session` shared by
+    several routes, when the session ends. `notes` collects the overall messages (the gateway did
+    not start, was restarted, ...).
     """
     notes = notes if notes is not None else []
     fixtures = list(fixtures)
-    with Upstream(corpus.fixtures) as upstream:
-        process = GatewayProcess(spec, upstream, startup_timeout)
-        try:
-            yield from _run(spec, corpus, fixtures, process, upstream, timeout, max_timeouts, notes)
-        finally:
-            process.stop()
+    if session is not None:
+        yield from _run(spec, corpus, fixtures, session.process, session.upstream, timeout, max_timeouts, notes)
+        return
+    with GatewaySession(spec, corpus, startup_timeout) as own:
+        yield from _run(spec, corpus, fixtures, own.process, own.upstream, timeout, max_timeouts, notes)
 
 
 def _run(spec: GatewaySpec, corpus: Corpus, fixtures: list[Fixture], process: GatewayProcess, upstream: Upstream,
