@@ -19,7 +19,7 @@ from deltacheck.cli_common import (Seconds, adapter_cmd_option, adapter_option, 
                                    say, split_command, started, startup_timeout_option, writable_file)
 from deltacheck.cli_expectations import check_expectations, read_expectations
 from deltacheck.cli_adequacy import fuzz, mutants, run_fuzz, summarize_fuzz, write_fuzz_results, write_mutation_results
-from deltacheck.cli_gateway import (build_env, check_gateway_command, gateway_options, resolve_spec, run_route,
+from deltacheck.cli_gateway import (GatewayChoice, check_gateway_command, gateway_options, run_proxy_mode,
                                     score_gateways, startup_option, wants_gateway)
 from deltacheck.corpus import DEFAULT_CORPUS, Corpus, load_corpus
 from deltacheck.errors import (BadAdapterSpec, DriverFailed, EnvironmentFailed, InvalidResults, ManifestProblem,
@@ -133,26 +133,12 @@ def run(ctx: click.Context, adapter_name: str | None, adapter_cmd: str | None, c
     expectations = None
     if expectations_path is not None and not (update_expectations and not expectations_path.exists()):
         expectations = read_expectations(expectations_path, corpus)
-    if not wants_gateway(gateway_name, gateway_cmd) and (upstream or downstream or gateway_path or gateway_ready):
-        raise click.UsageError("--upstream, --downstream, --gateway-path and --gateway-ready need --gateway or --gateway-cmd")
-    if wants_gateway(gateway_name, gateway_cmd):
-        if protocols:
-            raise click.UsageError("in proxy mode the fixtures' protocol is --upstream, not --protocol")
+    if wants_gateway(gateway_name, gateway_cmd) or upstream or downstream or gateway_path or gateway_ready:
         given = ctx.get_parameter_source("startup_timeout") is not click.core.ParameterSource.DEFAULT
-        spec, bundled, startup = resolve_spec(gateway_name, gateway_cmd, upstream, downstream, gateway_model,
-                                              gateway_path, gateway_ready, startup_timeout if given else None)
-        other = [f.id for f in corpus.fixtures if f.id in fixture_ids and f.protocol != spec.upstream]
-        if other:
-            raise click.UsageError(f"fixture {', '.join(other)} is not {spec.upstream}, the protocol {spec.name} reads upstream")
-        build_env(bundled)
-        counts, verdicts, results_path = run_route(spec, corpus, set(fixture_ids), results_path, timeout,
-                                                   max_timeouts, startup)
-        if junit_path is not None:
-            write_junit(junit_path, [read_results(results_path)], corpus.version)
-        if expectations_path is not None:
-            sys.exit(check_expectations(expectations_path, expectations, spec.name, corpus, verdicts,
-                                        update_expectations))
-        sys.exit(1 if sum(v for k, v in counts.items() if k not in PASSING | UNSCORED) else 0)
+        sys.exit(run_proxy_mode(corpus, GatewayChoice(gateway_name, gateway_cmd, upstream, downstream, gateway_model,
+                                                      gateway_path, gateway_ready, startup_timeout if given else None),
+                                protocols, fixture_ids, results_path, junit_path, timeout, max_timeouts,
+                                expectations_path, expectations, update_expectations))
     adapter = open_adapter(adapter_name, adapter_cmd, startup_timeout)
     try:
         with started(adapter):
@@ -527,10 +513,9 @@ def check_gateway(gateway_name: str | None, gateway_cmd: str | None, upstream: s
                   gateway_model: str, gateway_path: str | None, gateway_ready: str | None, corpus_dir: Path,
                   timeout: float, startup_timeout: float | None) -> None:
     """Check that a gateway is wired up for proxy mode: it listens, streams the declared protocol, calls the replay, stops."""
-    corpus = load_corpus(corpus_dir, check_reference=False)
-    spec, bundled, startup = resolve_spec(gateway_name, gateway_cmd, upstream, downstream, gateway_model, gateway_path,
-                                          gateway_ready, startup_timeout)
-    check_gateway_command(spec, bundled, corpus, timeout, startup)
+    check_gateway_command(GatewayChoice(gateway_name, gateway_cmd, upstream, downstream, gateway_model, gateway_path,
+                                        gateway_ready, startup_timeout), load_corpus(corpus_dir, check_reference=False),
+                          timeout)
 
 
 @main.command()

@@ -7,6 +7,7 @@ import signal
 import sys
 from collections import Counter
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
@@ -15,15 +16,17 @@ from rich.table import Table
 
 import deltacheck
 from deltacheck.cli_common import Seconds, err, say
+from deltacheck.cli_expectations import check_expectations
 from deltacheck.corpus import Corpus
 from deltacheck.errors import EnvironmentFailed
-from deltacheck.files import locked_for_writing
+from deltacheck.export import render_junit
+from deltacheck.files import locked_for_writing, write_text_atomically
 from deltacheck.gateway import GatewaySession, GatewaySpec, run_gateway
 from deltacheck.gateway_bundled import BundledGateway, find_route, load_gateways
 from deltacheck.gateway_check import check_gateway
 from deltacheck.locations import default_results_dir
 from deltacheck.reference import PROTOCOLS
-from deltacheck.results import ResultsWriter
+from deltacheck.results import ResultsWriter, read_results
 from deltacheck.verdict import PASSING, UNSCORED
 
 GATEWAY_STARTUP_TIMEOUT = 60.0
@@ -58,10 +61,26 @@ def wants_gateway(gateway_name: str | None, gateway_cmd: str | None) -> bool:
     return gateway_name is not None or gateway_cmd is not None
 
 
-def resolve_spec(gateway_name: str | None, gateway_cmd: str | None, upstream: str | None, downstream: str | None,
-                 model: str, path: str | None, ready: str | None, startup_timeout: float | None
-                 ) -> tuple[GatewaySpec, BundledGateway | None, float]:
+@dataclass(frozen=True)
+class GatewayChoice:
+    """The proxy-mode options as given."""
+
+    name: str | None
+    command: str | None
+    upstream: str | None
+    downstream: str | None
+    model: str
+    path: str | None
+    ready: str | None
+    startup_timeout: float | None  # None: the bundled gateway's, else GATEWAY_STARTUP_TIMEOUT
+
+
+def resolve_spec(choice: GatewayChoice) -> tuple[GatewaySpec, BundledGateway | None, float]:
     """The route to run, its bundled gateway if any, and its startup timeout; usage errors name the option."""
+    gateway_name, gateway_cmd, upstream, downstream = choice.name, choice.command, choice.upstream, choice.downstream
+    model, path, ready, startup_timeout = choice.model, choice.path, choice.ready, choice.startup_timeout
+    if not wants_gateway(gateway_name, gateway_cmd) and (upstream or downstream or path or ready):
+        raise click.UsageError("--upstream, --downstream, --gateway-path and --gateway-ready need --gateway or --gateway-cmd")
     if (gateway_name is None) == (gateway_cmd is None):
         raise click.UsageError("give exactly one of --gateway NAME and --gateway-cmd COMMAND")
     if gateway_cmd is not None:
@@ -202,8 +221,28 @@ def score_gateways(corpus: Corpus, results_dir: Path, timeout: float, max_timeou
     return written, not_run
 
 
-def check_gateway_command(spec: GatewaySpec, bundled: BundledGateway | None, corpus: Corpus, timeout: float,
-                          startup_timeout: float) -> None:
+def run_proxy_mode(corpus: Corpus, choice: GatewayChoice, protocols: tuple[str, ...], fixture_ids: tuple[str, ...],
+                   results_path: Path | None, junit_path: Path | None, timeout: float, max_timeouts: int,
+                   expectations_path: Path | None, expectations, update_expectations: bool) -> int:
+    """`deltacheck run --gateway/--gateway-cmd`: the exit status, as `run` gives it for an adapter."""
+    if protocols:
+        raise click.UsageError("in proxy mode the fixtures' protocol is --upstream, not --protocol")
+    spec, bundled, startup = resolve_spec(choice)
+    other = [f.id for f in corpus.fixtures if f.id in fixture_ids and f.protocol != spec.upstream]
+    if other:
+        raise click.UsageError(f"fixture {', '.join(other)} is not {spec.upstream}, the protocol {spec.name} reads upstream")
+    build_env(bundled)
+    counts, verdicts, results_path = run_route(spec, corpus, set(fixture_ids), results_path, timeout, max_timeouts,
+                                               startup)
+    if junit_path is not None:
+        write_text_atomically(junit_path, render_junit([read_results(results_path)], corpus.version))
+    if expectations_path is not None:
+        return check_expectations(expectations_path, expectations, spec.name, corpus, verdicts, update_expectations)
+    return 1 if sum(v for k, v in counts.items() if k not in PASSING | UNSCORED) else 0
+
+
+def check_gateway_command(choice: GatewayChoice, corpus: Corpus, timeout: float) -> None:
+    spec, bundled, startup_timeout = resolve_spec(choice)
     build_env(bundled)
     err.print(f"starting {' '.join(spec.command)}: waiting up to {startup_timeout:g} s for it to listen "
               "(--startup-timeout)", markup=False, highlight=False)
