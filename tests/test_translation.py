@@ -261,3 +261,25 @@ def test_an_http_error_the_fixture_does_not_accept_is_an_error_verdict_with_its_
     assert verdict.verdict == "error"
     assert verdict.message.startswith('answered HTTP 502: {"error": "bad gateway"}')
     assert "never called the upstream" in verdict.message
+
+
+def test_between_responses_and_anthropic_parts_keep_their_order():
+    pair = (RESPONSES, ANTHROPIC)
+    text = {"type": "text", "text": "Checking.", "annotations": []}
+    expected = shared_view(result([text, call("c1", "f", "{}", "fc_1"), {**text, "text": "Done."}], "completed"),
+                           RESPONSES, pair)
+    same_order = shared_view(result([text, call("c1", "f", "{}"), {**text, "text": "Done."}], "end_turn"), ANTHROPIC, pair)
+    other_order = shared_view(result([text, {**text, "text": "Done."}, call("c1", "f", "{}")], "end_turn"),
+                              ANTHROPIC, pair)
+    assert compare(expected, same_order) == []
+    assert [d.axis for d in compare(expected, other_order)] == ["ordering"]
+
+
+def test_a_pass_through_that_relays_a_stream_to_be_rejected_passes_as_relayed():
+    corpus = load_corpus()
+    rejected = [f for f in corpus.fixtures if f.protocol == CHAT and f.rejection is not None and f.expected is None]
+    assert rejected
+    for fixture in rejected:
+        capture = Capture(200, "text/event-stream", fixture.request().sse, upstream_paths=["/current/v1/chat/completions"])
+        verdict = judge_gateway(fixture, CHAT, CHAT, capture, corpus, 10.0)
+        assert (verdict.verdict, verdict.matched) == ("pass", "relayed"), (fixture.id, verdict.message)
