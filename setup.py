@@ -14,10 +14,10 @@ from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
 FOLDERS = {"deltacheck": "harness", "deltacheck.adapters": "adapters"}
-# Copied as they are (source, destination in the package): data, documents, and the Node drivers
-# (folders of files, not Python packages; their node_modules are installed where they run).
+# Copied as they are (source, destination in the package): data, documents, the Node drivers and the
+# bundled gateways (folders of files, not Python packages; their node_modules are installed where they run).
 DATA = [("corpus", "data/corpus"), ("CONTRACT.md", "data/CONTRACT.md"), ("docs/PROTOCOL.md", "data/PROTOCOL.md"),
-        ("adapters/node", "adapters/node")]
+        ("adapters/node", "adapters/node"), ("adapters/gateways", "adapters/gateways")]
 SKIPPED = shutil.ignore_patterns("node_modules", "__pycache__", "*.pyc")
 
 

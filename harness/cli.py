@@ -21,6 +21,8 @@ from deltacheck.cli_contribute import import_capture, new
 from deltacheck.cli_explain import explain
 from deltacheck.cli_expectations import check_expectations, read_expectations
 from deltacheck.cli_adequacy import fuzz, mutants, run_fuzz, summarize_fuzz, write_fuzz_results, write_mutation_results
+from deltacheck.cli_gateway import (GatewayChoice, check_gateway_command, gateway_options, run_proxy_mode,
+                                    score_gateways, startup_option, wants_gateway)
 from deltacheck.corpus import DEFAULT_CORPUS, Corpus, load_corpus
 from deltacheck.errors import (BadAdapterSpec, DriverFailed, EnvironmentFailed, InvalidResults, ManifestProblem,
                                UnknownAdapter)
@@ -109,17 +111,22 @@ def lint(corpus_dir: Path) -> None:
 @click.option("--timeout", type=Seconds(), default=DEFAULT_TIMEOUT, show_default=True, help="Seconds per fixture.")
 @max_timeouts_option
 @startup_timeout_option
-def run(adapter_name: str | None, adapter_cmd: str | None, corpus_dir: Path, protocols: tuple[str, ...],
-        fixture_ids: tuple[str, ...], results_path: Path | None, junit_path: Path | None,
+@gateway_options
+@click.pass_context
+def run(ctx: click.Context, adapter_name: str | None, adapter_cmd: str | None, corpus_dir: Path,
+        protocols: tuple[str, ...], fixture_ids: tuple[str, ...], results_path: Path | None, junit_path: Path | None,
         expectations_path: Path | None, update_expectations: bool, timeout: float, max_timeouts: int,
-        startup_timeout: float) -> None:
-    """Run fixtures through one adapter and write one JSON line per fixture.
+        startup_timeout: float, gateway_name: str | None, gateway_cmd: str | None, upstream: str | None,
+        downstream: str | None, gateway_model: str, gateway_path: str | None, gateway_ready: str | None) -> None:
+    """Run fixtures through one adapter, or one gateway (proxy mode), and write one JSON line per fixture.
 
     Without --expectations the exit status is 1 when any fixture fails; with it, 1 only when a
     verdict differs from the expected one.
     """
     if update_expectations and expectations_path is None:
         raise click.UsageError("--update-expectations needs --expectations FILE")
+    if wants_gateway(gateway_name, gateway_cmd) and (adapter_name or adapter_cmd):
+        raise click.UsageError("give an adapter (--adapter, --adapter-cmd) or a gateway (--gateway, --gateway-cmd), not both")
     corpus = load_corpus(corpus_dir)
     unknown = corpus.unknown_ids(fixture_ids)
     if unknown:
@@ -127,6 +134,12 @@ def run(adapter_name: str | None, adapter_cmd: str | None, corpus_dir: Path, pro
     expectations = None
     if expectations_path is not None and not (update_expectations and not expectations_path.exists()):
         expectations = read_expectations(expectations_path, corpus)
+    if wants_gateway(gateway_name, gateway_cmd) or upstream or downstream or gateway_path or gateway_ready:
+        given = ctx.get_parameter_source("startup_timeout") is not click.core.ParameterSource.DEFAULT
+        sys.exit(run_proxy_mode(corpus, GatewayChoice(gateway_name, gateway_cmd, upstream, downstream, gateway_model,
+                                                      gateway_path, gateway_ready, startup_timeout if given else None),
+                                protocols, fixture_ids, results_path, junit_path, timeout, max_timeouts,
+                                expectations_path, expectations, update_expectations))
     adapter = open_adapter(adapter_name, adapter_cmd, startup_timeout)
     try:
         with started(adapter):
@@ -233,8 +246,10 @@ def _print_summary(name: str, by_protocol: dict[str, Counter[str]], results_path
 @click.option("--examples", type=click.IntRange(min=0), default=10, show_default=True,
               help="Fuzz examples per fixture and mode for each adapter (0: no fuzzing).")
 @max_timeouts_option
+@click.option("--gateway", "gateway_names", multiple=True, metavar="NAME",
+              help="Only these bundled gateways or gateway routes (default: all of them, unless --adapter is given).")
 def score(corpus_dir: Path, adapter_names: tuple[str, ...], results_dir: Path, output: Path, timeout: float,
-          examples: int, max_timeouts: int) -> None:
+          examples: int, max_timeouts: int, gateway_names: tuple[str, ...]) -> None:
     """Run every adapter over the corpus (building manifest adapters' environments first), then write REPORT.md.
 
     An adapter whose environment or driver cannot start is reported and left out; the others still
@@ -267,10 +282,14 @@ def score(corpus_dir: Path, adapter_names: tuple[str, ...], results_dir: Path, o
             not_run.append(name)
             continue
         ran.append(name)
+    gateway_files: list[Path] = []
+    if gateway_names or not adapter_names:  # proxy mode: every bundled gateway route, each its own results file
+        gateway_files, gateways_not_run = score_gateways(corpus, results_dir, timeout, max_timeouts, gateway_names)
+        not_run += gateways_not_run
     write_mutation_results(results_dir / "mutants.jsonl", corpus, timeout=5.0)
     fuzz_files = [results_dir / f"fuzz-{n}.jsonl" for n in ran] if examples else []
-    _write_report(sorted(results_dir / f"{n}.jsonl" for n in ran), corpus, output, results_dir / "junit.xml",
-                  mutation_file=results_dir / "mutants.jsonl", fuzz_files=fuzz_files)
+    _write_report(sorted([*(results_dir / f"{n}.jsonl" for n in ran), *gateway_files]), corpus, output,
+                  results_dir / "junit.xml", mutation_file=results_dir / "mutants.jsonl", fuzz_files=fuzz_files)
     if not_run:
         say(f"{len(not_run)} adapter(s) not run:", "red", ", ".join(not_run))
     if not_run or problems:
@@ -435,6 +454,20 @@ def check_driver_command(adapter_cmd: str, corpus_dir: Path, timeout: float, sta
             passed &= check.passed
             click.echo(f"{'PASS' if check.passed else 'FAIL'}  {check.name}" + (f": {check.detail}" if check.detail else ""))
     sys.exit(0 if passed else 1)
+
+
+@main.command("check-gateway")
+@gateway_options
+@corpus_option
+@click.option("--timeout", type=Seconds(), default=DEFAULT_TIMEOUT, show_default=True, help="Seconds per fixture.")
+@startup_option
+def check_gateway(gateway_name: str | None, gateway_cmd: str | None, upstream: str | None, downstream: str | None,
+                  gateway_model: str, gateway_path: str | None, gateway_ready: str | None, corpus_dir: Path,
+                  timeout: float, startup_timeout: float | None) -> None:
+    """Check that a gateway is wired up for proxy mode: it listens, streams the declared protocol, calls the replay, stops."""
+    check_gateway_command(GatewayChoice(gateway_name, gateway_cmd, upstream, downstream, gateway_model, gateway_path,
+                                        gateway_ready, startup_timeout), load_corpus(corpus_dir, check_reference=False),
+                          timeout)
 
 
 @main.command()

@@ -210,3 +210,14 @@ def test_import_and_new_draft_into_the_current_directory_not_the_package(install
     assert new.returncode == 0 and Path(new.stdout.strip()) == project / "a-scaffold-for-a-new-fixture.json", new.stderr
     bad = _deltacheck(installed, "import", "missing.sse")
     assert bad.returncode == 1 and "missing.sse" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_the_bundled_gateways_ship_in_the_wheel_and_are_found_from_it(installed):
+    _, _, wheel = installed
+    names = zipfile.ZipFile(wheel).namelist()
+    assert {"deltacheck/adapters/gateways/litellm_proxy/gateway.json", "deltacheck/adapters/gateways/litellm_proxy/config.yaml",
+            "deltacheck/adapters/gateways/litellm_proxy/requirements.txt",
+            "deltacheck/adapters/gateways/claude_code_router/package-lock.json"} <= set(names)
+    unknown = _deltacheck(installed, "run", "--gateway", "no-such-gateway")
+    assert unknown.returncode == 2
+    assert "litellm-proxy-chat-to-responses" in unknown.stderr and "claude-code-router" in unknown.stderr
