@@ -72,7 +72,9 @@ def test_the_wheel_installs_only_the_deltacheck_package(installed):
 def test_version_and_lint_need_no_corpus_option(installed):
     version = _deltacheck(installed, "--version")
     corpus_version = (CHECKOUT / "corpus" / "VERSION").read_text().strip()
-    assert version.returncode == 0 and f"corpus {corpus_version}" in version.stdout and "contract 1" in version.stdout
+    from deltacheck.contract import CONTRACT_VERSION
+    assert version.returncode == 0 and f"corpus {corpus_version}" in version.stdout
+    assert f"contract {CONTRACT_VERSION}" in version.stdout
     lint = _deltacheck(installed, "lint")
     assert lint.returncode == 0, lint.stdout + lint.stderr
     assert f"corpus {corpus_version}:" in lint.stdout and "fixtures OK" in lint.stdout
