@@ -14,11 +14,11 @@ from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
 FOLDERS = {"deltacheck": "harness", "deltacheck.adapters": "adapters"}
-# Copied as they are (source, destination in the package): data, documents, and the Node drivers
-# (folders of files, not Python packages; their node_modules are installed where they run).
+# Copied as they are (source, destination in the package): data, documents, and the Node, JVM and Go
+# drivers (folders of sources, not Python packages; they are installed or built where they run).
 DATA = [("corpus", "data/corpus"), ("CONTRACT.md", "data/CONTRACT.md"), ("docs/PROTOCOL.md", "data/PROTOCOL.md"),
-        ("adapters/node", "adapters/node")]
-SKIPPED = shutil.ignore_patterns("node_modules", "__pycache__", "*.pyc")
+        ("adapters/node", "adapters/node"), ("adapters/jvm", "adapters/jvm"), ("adapters/go", "adapters/go")]
+SKIPPED = shutil.ignore_patterns("node_modules", "target", "__pycache__", "*.pyc")
 
 
 def packages() -> list[str]:
