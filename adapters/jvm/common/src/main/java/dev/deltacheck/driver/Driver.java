@@ -65,6 +65,14 @@ public final class Driver {
     private Driver() {
     }
 
+    /**
+     * Points System.out at stderr. A driver's main calls it before touching its library: a library
+     * that keeps the System.out it found at start-up (kotlin-logging does) would write to the protocol
+     * channel otherwise. Loading this class does it; the call only makes sure the class is loaded.
+     */
+    public static void claimStdout() {
+    }
+
     /** The manifest's adapter name (DELTACHECK_ADAPTER_NAME), else the driver's own default. */
     public static String adapterName(String fallback) {
         String given = System.getenv("DELTACHECK_ADAPTER_NAME");

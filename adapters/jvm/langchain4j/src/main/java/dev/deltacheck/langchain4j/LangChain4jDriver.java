@@ -35,6 +35,7 @@ public final class LangChain4jDriver {
     private static OpenAiStreamingChatModel model;
 
     public static void main(String[] args) throws Exception {
+        Driver.claimStdout();
         replay = Replay.start();
         model = OpenAiStreamingChatModel.builder().baseUrl(replay.baseUrl() + "/v1").apiKey(Replay.API_KEY)
                 .modelName("gpt-4o").returnThinking(true).timeout(Duration.ofSeconds(8)).build();

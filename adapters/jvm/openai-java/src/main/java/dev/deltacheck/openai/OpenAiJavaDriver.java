@@ -44,6 +44,7 @@ public final class OpenAiJavaDriver {
     private static OpenAIClient client;
 
     public static void main(String[] args) throws Exception {
+        Driver.claimStdout();
         String mode = args.length > 0 ? args[0] : "";
         replay = Replay.start();
         client = OpenAIOkHttpClient.builder().baseUrl(replay.baseUrl() + "/v1").apiKey(Replay.API_KEY)

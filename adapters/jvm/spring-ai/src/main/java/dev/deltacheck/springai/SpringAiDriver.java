@@ -45,6 +45,7 @@ public final class SpringAiDriver {
     private static OpenAiChatModel model;
 
     public static void main(String[] args) throws Exception {
+        Driver.claimStdout();
         replay = Replay.start();
         model = OpenAiChatModel.builder()
                 .options(OpenAiChatOptions.builder().baseUrl(replay.baseUrl() + "/v1").apiKey(Replay.API_KEY)

@@ -25,6 +25,7 @@ import java.util.Map;
  */
 public final class DeltacheckBraintrustDriver {
     public static void main(String[] args) throws Exception {
+        Driver.claimStdout();
         String version = Results.loadedVersion(BraintrustSpringAI.class, "braintrust-sdk-java");
         List<String> capabilities = List.of("refusal", "reasoning", "finish_reason", "usage", "multiple_choices");
         Driver.serve(new Driver.Description(Driver.adapterName("braintrust-java-springai-sse"), "braintrust-sdk-java", version,
