@@ -4,7 +4,9 @@
 // ChatCompletionAccumulator.AddChunk, the result read from the accumulated ChatCompletion, and the
 // tool-call completion events from JustFinishedToolCallForChoice after each chunk. The client is the
 // SDK's own, with option.WithBaseURL at a loopback server answering with the fixture's SSE bytes, so
-// its HTTP and SSE code runs. openai-go has no Responses accumulator, so there is no Responses driver.
+// its HTTP and SSE code runs. There is no Responses driver: openai-go's responses.ResponseAccumulator
+// takes WebSocket server events (ResponsesServerEventUnion from ResponseConnection.Recv, bound to one
+// socket lane), and the Responses SSE stream (Responses.NewStreaming) has no accumulator.
 //
 // Go's value types have no "absent": the accumulated message holds "" for an id, name or
 // finish_reason that never arrived; "" is read as null, nothing else is changed. Usage is left out:
