@@ -6,7 +6,7 @@ from collections import Counter, defaultdict
 from typing import Any
 
 import deltacheck
-from deltacheck.adequacy_report import render_fuzz, render_mutation
+from deltacheck.adequacy_report import render_fuzz, render_mutation, render_seeds
 from deltacheck.compare import AXES
 from deltacheck.findings import distinct_findings
 from deltacheck.results import Results
@@ -49,6 +49,7 @@ def render_report(all_results: list[Results], corpus_version: str, contract_vers
         out.extend(render_fuzz(fuzz))
     if mutation:
         out.extend(render_mutation(*mutation))
+        out.extend(render_seeds([(run.adapter, run.records) for run in runs], *mutation))
     _details_section(out, runs, corpus_version)
     return "\n".join(out).rstrip() + "\n"
 
