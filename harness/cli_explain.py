@@ -13,6 +13,7 @@ from deltacheck.errors import DriverFailed, EnvironmentFailed
 from deltacheck.explain import Explanation, render_markdown, render_text
 from deltacheck.model import Fixture
 from deltacheck.runner import DEFAULT_TIMEOUT, run_fixtures
+from deltacheck.repro import REPRO_LANGUAGES
 
 
 def load_fixture(corpus_dir: Path, fixture_id: str) -> tuple[Corpus, Fixture]:
@@ -33,7 +34,7 @@ def load_fixture(corpus_dir: Path, fixture_id: str) -> tuple[Corpus, Fixture]:
 @adapter_cmd_option
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown"]), default="text", show_default=True,
               help="markdown: ready to paste into an issue (citation first, fenced JSON, the raw stream collapsed).")
-@click.option("--repro", "repro_language", type=click.Choice(["python", "node"]),
+@click.option("--repro", "repro_language", type=click.Choice(list(REPRO_LANGUAGES)),
               help="Instead, print a standalone script that feeds this fixture's bytes to the library of --adapter "
                    "(default: the provider's own SDK in that language) and prints what it assembled.")
 @click.option("--timeout", type=Seconds(), default=DEFAULT_TIMEOUT, show_default=True, help="Seconds for the run.")

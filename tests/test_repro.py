@@ -124,7 +124,8 @@ def test_a_reproduction_is_written_for_every_bundled_adapter_and_is_valid_code(t
     monkeypatch.setattr(deltacheck.repro, "_hello", lambda factory: None)  # no driver starts: only the text is checked
 
     corpus = load_corpus(check_reference=False)
-    bundled = {name: f for name, f in registered_adapters().items() if isinstance(f, ExternalAdapter)}
+    bundled = {name: f for name, f in registered_adapters().items()
+               if isinstance(f, ExternalAdapter) and f.manifest.language in ("python", "node")}
     assert len(bundled) >= 20
     for name, factory in bundled.items():
         fixture = next(f for f in corpus.fixtures if f.protocol in _protocols(factory))
@@ -158,3 +159,15 @@ def test_a_fixture_the_adapter_does_not_speak_is_named_when_its_driver_can_say()
         pytest.skip("openai-python-chat: its environment is not built, so its protocols are unknown here")
     result = CliRunner().invoke(main, ["explain", "DC-Y4WJ", "--adapter", "openai-python-chat", "--repro", "python"])
     assert result.exit_code == 2 and "DC-Y4WJ is anthropic-messages" in result.output
+
+
+def test_a_jvm_or_go_adapter_gets_one_line_saying_reproductions_are_python_and_node_only():
+    from deltacheck.external import ExternalAdapter
+
+    other = next((name for name, f in registered_adapters().items()
+                  if isinstance(f, ExternalAdapter) and f.manifest.language not in ("python", "node")), None)
+    if other is None:
+        pytest.skip("no JVM or Go adapter is registered (no toolchain)")
+    result = CliRunner().invoke(main, ["explain", "DC-8499", "--adapter", other, "--repro", "python"])
+    assert result.exit_code != 0 and "reproductions are written for python and node adapters only" in result.output
+    assert "Traceback" not in result.output

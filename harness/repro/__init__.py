@@ -25,6 +25,8 @@ TEMPLATES = Path(__file__).resolve().parent
 MARKER = "--- what the library assembled (deltacheck canonical form) ---"
 
 # The provider's own SDK in each language: the adapter --repro uses when none is named.
+REPRO_LANGUAGES = ("python", "node")  # one template each, beside this file
+
 DEFAULT_ADAPTERS = {
     ("python", "openai-chat"): "openai-python-chat",
     ("python", "openai-responses"): "openai-python-responses",
@@ -56,6 +58,9 @@ def reproduction(fixture: Fixture, citation: str, language: str, adapter_name: s
                                f"bundled {language} adapters: {', '.join(bundled)}")
     manifest = factory.manifest
     if manifest.language != language:
+        if manifest.language not in REPRO_LANGUAGES:
+            raise ReproUnavailable(f"--adapter {name} is a {manifest.language} driver; reproductions are written for "
+                                   f"{' and '.join(REPRO_LANGUAGES)} adapters only (run it with `deltacheck run`)")
         raise ReproUnavailable(f"--adapter {name} is a {manifest.language} adapter; use --repro {manifest.language}")
     hello = _hello(factory)
     if hello is not None and fixture.protocol not in hello.protocols:

@@ -61,6 +61,8 @@ func main() {
 			"usage": "AddChunk adds each chunk's usage into a value-type CompletionUsage with no record of which fields " +
 				"arrived (zero means both absent and 0, and the details objects always exist), so the streamed usage " +
 				"object cannot be read back",
+			"flags": "the accumulated ChatCompletionMessageToolCall keeps the arguments as a string; nothing marks " +
+				"arguments that do not parse",
 		}),
 	}, runChat)
 }

@@ -40,6 +40,7 @@ fun main(args: Array<String>) {
         "usage" to "StreamFrame.End carries ResponseMetaInfo token counts (input, output, total), not the provider's usage object",
         "error" to "Koog's OpenAI streaming maps no error chunk or event to a frame; the StreamFrame flow has no error frame",
         "events" to "ToolCallComplete frames carry no position in the stream, so a completion's after_chunk (CONTRACT.md 3.4) cannot be given",
+        "flags" to "a ToolCallComplete frame carries the arguments text; nothing marks arguments that do not parse",
     )
     when (mode) {
         "chat" -> {

@@ -57,7 +57,8 @@ public final class LangChain4jDriver {
                         "error", "an error chunk reaches onError as an exception whose provider type and message are not "
                                 + "exposed as fields",
                         "events", "onCompleteToolCall carries no position in the stream, so a completion's after_chunk "
-                                + "(CONTRACT.md 3.4) cannot be given"))),
+                                + "(CONTRACT.md 3.4) cannot be given",
+                        "flags", "a ToolExecutionRequest is (id, name, arguments text): nothing marks arguments that do not parse"))),
                 LangChain4jDriver::run);
     }
 

@@ -40,6 +40,9 @@ import java.util.Map;
  * error with no choices: the accumulator holds no completion until a finish_reason arrives.
  */
 public final class OpenAiJavaDriver {
+    /** Why `flags` (CONTRACT.md 3.3: a call kept but marked not executable) is left out. */
+    private static final String FLAGS_NOTE = "the SDK keeps a call's arguments as text and marks nothing: no field says they do not parse";
+
     private static Replay replay;
     private static OpenAIClient client;
 
@@ -58,7 +61,8 @@ public final class OpenAiJavaDriver {
                             + "ChatCompletionAccumulator.accumulate(), then chatCompletion(); the client's base URL is a "
                             + "loopback server answering with the SSE bytes, so the SDK's own HTTP and SSE parsing run",
                     Results.protocolNotes("openai-chat", capabilities, Map.of(
-                            "events", "ChatCompletionAccumulator emits no tool-call completion events; it only builds the final ChatCompletion"))),
+                            "events", "ChatCompletionAccumulator emits no tool-call completion events; it only builds the final ChatCompletion",
+                            "flags", FLAGS_NOTE))),
                     OpenAiJavaDriver::runChat);
         } else if (mode.equals("responses")) {
             List<String> capabilities = List.of("finish_detail", "refusal", "reasoning", "reasoning_signature", "annotations",
@@ -69,7 +73,8 @@ public final class OpenAiJavaDriver {
                             + "ResponseAccumulator.accumulate(), then response(); the client's base URL is a loopback "
                             + "server answering with the SSE bytes, so the SDK's own HTTP and SSE parsing run",
                     Results.protocolNotes("openai-responses", capabilities, Map.of(
-                            "events", "ResponseAccumulator emits no tool-call completion events; it only keeps the terminal Response"))),
+                            "events", "ResponseAccumulator emits no tool-call completion events; it only keeps the terminal Response",
+                            "flags", FLAGS_NOTE))),
                     OpenAiJavaDriver::runResponses);
         } else {
             System.err.println("usage: driver.jar chat|responses");

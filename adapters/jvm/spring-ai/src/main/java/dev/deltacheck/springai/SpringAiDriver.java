@@ -63,7 +63,8 @@ public final class SpringAiDriver {
                                 + "so a second choice never reaches the aggregated response",
                         "usage", "MessageAggregator keeps only the prompt, completion and total token counts (a DefaultUsage "
                                 + "without the provider's usage object), so the streamed usage object cannot be read back",
-                        "events", "OpenAiChatModel.stream() emits ChatResponses, no tool-call completion events"))),
+                        "events", "OpenAiChatModel.stream() emits ChatResponses, no tool-call completion events",
+                        "flags", "an AssistantMessage.ToolCall is (id, type, name, arguments text): nothing marks arguments that do not parse"))),
                 SpringAiDriver::run);
     }
 

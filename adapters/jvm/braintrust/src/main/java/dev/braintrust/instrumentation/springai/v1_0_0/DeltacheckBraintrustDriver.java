@@ -36,7 +36,8 @@ public final class DeltacheckBraintrustDriver {
                 Results.protocolNotes("openai-chat", capabilities, Map.of(
                         "error", "the reassembled object is a ChatCompletion, which has no error field: a chunk carrying "
                                 + "an error and no choices contributes nothing to it",
-                        "events", "the reassembly runs once over the whole body and emits no tool-call completion events"))),
+                        "events", "the reassembly runs once over the whole body and emits no tool-call completion events",
+                        "flags", "the reassembled ChatCompletion keeps a call's arguments as text; nothing marks them unparsable"))),
                 DeltacheckBraintrustDriver::run);
     }
 
