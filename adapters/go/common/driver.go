@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -137,7 +138,7 @@ func reply(msg message, description Description, run Run) (reply map[string]any)
 	defer func() {
 		if panicked := recover(); panicked != nil {
 			reply = map[string]any{"seq": msg.Seq, "errored": map[string]any{
-				"message": oneLine(fmt.Sprintf("panic: %v", panicked)), "traceback": string(debug.Stack())}}
+				"message": oneLine(fmt.Sprintf("panic: %v", panicked)), "traceback": stableStack(debug.Stack())}}
 		}
 	}()
 	result, err := run(request)
@@ -167,4 +168,21 @@ func write(out *bufio.Writer, value any) {
 	}
 	out.Write(buffer.Bytes()) // Encode ends the line with \n
 	out.Flush()
+}
+
+// Goroutine numbers, argument words and code offsets change from run to run; the report must not.
+var unstableStackParts = regexp.MustCompile(`goroutine \d+|\((0x[0-9a-f]+|\.\.\.)(, (0x[0-9a-f]+|\.\.\.))*\)| \+0x[0-9a-f]+`)
+
+// stableStack is a panic's stack with what varies between runs taken out.
+func stableStack(stack []byte) string {
+	return unstableStackParts.ReplaceAllStringFunc(string(stack), func(part string) string {
+		switch {
+		case strings.HasPrefix(part, "goroutine"):
+			return "goroutine"
+		case strings.HasPrefix(part, " +0x"):
+			return ""
+		default:
+			return "(...)"
+		}
+	})
 }

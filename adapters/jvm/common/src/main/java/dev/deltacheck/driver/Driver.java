@@ -5,14 +5,14 @@ import java.io.FileOutputStream;
 import java.io.FileDescriptor;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -54,6 +54,9 @@ public final class Driver {
             this.capabilityNotes = capabilityNotes;
         }
     }
+
+    /** Frames kept per exception in a traceback (see stableTrace). */
+    private static final int TRACE_FRAMES = 8;
 
     private static final PrintStream PROTOCOL_OUT =
             new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
@@ -153,12 +156,28 @@ public final class Driver {
         } catch (Throwable e) {
             Map<String, Object> errored = new LinkedHashMap<>();
             errored.put("message", oneLine(e));
-            StringWriter trace = new StringWriter();
-            e.printStackTrace(new PrintWriter(trace));
-            errored.put("traceback", trace.toString());
+            errored.put("traceback", stableTrace(e));
             reply.put("errored", errored);
         }
         return reply;
+    }
+
+    /**
+     * The exception and each cause with the frames nearest to where it was thrown. Deeper frames (and
+     * the "... N more" counts) depend on how coroutines were dispatched in that run, and the report
+     * must read the same on every run.
+     */
+    private static String stableTrace(Throwable e) {
+        StringBuilder out = new StringBuilder();
+        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (Throwable t = e; t != null && seen.add(t); t = t.getCause()) {
+            out.append(t == e ? "" : "Caused by: ").append(t).append('\n');
+            StackTraceElement[] frames = t.getStackTrace();
+            for (int i = 0; i < Math.min(frames.length, TRACE_FRAMES); i++) {
+                out.append("\tat ").append(frames[i]).append('\n');
+            }
+        }
+        return out.toString();
     }
 
     /** `Type: message`, on one line; the innermost cause's type when the outer one only wraps it. */
