@@ -102,19 +102,24 @@ def _is_har(text: str) -> bool:
 # -- JSON lines ----------------------------------------------------------------------------------
 
 
+def _json_object(text: str, what: str, expected: str) -> dict[str, Any]:
+    """One chunk: a JSON object, or a BadCapture naming where it is and what was expected."""
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise BadCapture(f"{what} is not a JSON object ({exc}); {expected}") from None
+    if not isinstance(value, dict):
+        raise BadCapture(f"{what} is JSON but not an object; {expected}")
+    return value
+
+
 def _read_jsonl(path: Path, text: str) -> Capture:
     chunks = []
     numbers = []
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
-        try:
-            chunk = json.loads(line)
-        except ValueError as exc:
-            raise BadCapture(f"{path}: line {number} is not a JSON object ({exc}); expected one chunk per line") from None
-        if not isinstance(chunk, dict):
-            raise BadCapture(f"{path}: line {number} is JSON but not an object; expected one chunk per line")
-        chunks.append(chunk)
+        chunks.append(_json_object(line, f"{path}: line {number}", "expected one chunk per line"))
         numbers.append(f"line {number}")
     protocol = detect_protocol(chunks, numbers, str(path))
     return Capture("jsonl", protocol, chunks)
@@ -177,13 +182,8 @@ def _read_sse(path: Path | str, text: str, where: str) -> Capture:
             continue
         if done_at is not None:
             raise BadCapture(f"{where}: line {event.line_number}: an event after `data: [DONE]` (line {done_at})")
-        try:
-            chunk = json.loads(data)
-        except ValueError as exc:
-            raise BadCapture(f"{where}: line {event.line_number}: the event's data is not JSON ({exc})") from None
-        if not isinstance(chunk, dict):
-            raise BadCapture(f"{where}: line {event.line_number}: the event's data is JSON but not an object")
-        chunks.append(chunk)
+        chunks.append(_json_object(data, f"{where}: line {event.line_number}: the event's data",
+                                   "expected one chunk per event"))
         carriers.append(event)
         labels.append(f"line {event.line_number}")
     if not chunks:

@@ -164,7 +164,7 @@ BAD_CAPTURES = {
     "empty.sse": (b"", "empty"),
     "blank.sse": (b"\n\n  \n", "empty"),
     "prose.txt": (b"hello, this is not a stream\n", "line 1"),
-    "bad-json.sse": (b'data: {"choices": [}\n\n', "line 1: the event's data is not JSON"),
+    "bad-json.sse": (b'data: {"choices": [}\n\n', "line 1: the event's data is not a JSON object"),
     "truncated.sse": (b'data: {"object":"chat.completion.chunk","choices":[]}\n\ndata: {"object":"chat', "truncated"),
     "unclosed.sse": (b'data: {"object":"chat.completion.chunk","choices":[]}\n', "truncated"),
     "mixed.sse": (b'data: {"object":"chat.completion.chunk","choices":[]}\n\n'
