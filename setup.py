@@ -14,11 +14,12 @@ from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
 FOLDERS = {"deltacheck": "harness", "deltacheck.adapters": "adapters"}
-# Copied as they are (source, destination in the package): data, documents, and the Node drivers
-# (folders of files, not Python packages; their node_modules are installed where they run).
+# Copied as they are (source, destination in the package): data, documents, the Node, JVM and Go drivers
+# and the bundled gateways (folders of files, not Python packages; they are installed or built where they run).
 DATA = [("corpus", "data/corpus"), ("CONTRACT.md", "data/CONTRACT.md"), ("docs/PROTOCOL.md", "data/PROTOCOL.md"),
-        ("adapters/node", "adapters/node")]
-SKIPPED = shutil.ignore_patterns("node_modules", "__pycache__", "*.pyc")
+        ("adapters/node", "adapters/node"), ("adapters/jvm", "adapters/jvm"), ("adapters/go", "adapters/go"),
+        ("adapters/gateways", "adapters/gateways")]
+SKIPPED = shutil.ignore_patterns("node_modules", "target", "__pycache__", "*.pyc")
 
 
 def packages() -> list[str]:
@@ -51,7 +52,7 @@ setup(
     packages=packages(),
     package_dir=FOLDERS,
     package_data={
-        "deltacheck": ["schemas/*.json", "schemas/protocol/*.json"],
+        "deltacheck": ["schemas/*.json", "schemas/protocol/*.json", "repro/*.tmpl"],
         "deltacheck.adapters": ["*/manifest.json", "*/requirements*.txt"],
     },
     include_package_data=False,  # MANIFEST.in feeds the sdist only; the wheel gets exactly what is listed here

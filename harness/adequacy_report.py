@@ -1,7 +1,9 @@
-"""The REPORT.md sections about the corpus's own strength: mutation kill matrix, fuzzing per adapter."""
+"""The REPORT.md sections about the corpus's own strength: mutation kill matrix, fuzzing per adapter, and the
+seed reports shown by their mutants and by the real code."""
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -92,3 +94,68 @@ def render_fuzz(runs: list[tuple[dict[str, Any], list[dict[str, Any]]]]) -> list
 def _cell(text: str, limit: int = 300) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# The systems the seed reports (shared/seeds, cited by fixtures as `seed:NNN_...`) are about, by the
+# `library` their adapters report; a seed missing here has no implementation that can be built.
+SEED_LIBRARIES = {"000": ("braintrust-sdk-java",), "002": ("spring-ai-openai",), "003": ("koog",)}
+SEED_NOT_BUILDABLE = {
+    "001": "weave-os/router is a Go application whose module path the Go module proxy does not serve, so no "
+           "implementation of it is scored; its mutant stands in for it",
+}
+SEED_CITATION = re.compile(r"\(seed (\d{3})")
+
+
+def render_seeds(runs: list[tuple[dict[str, Any], list[dict[str, Any]]]], mutation_header: dict[str, Any],
+                 mutation_records: list[dict[str, Any]]) -> list[str]:
+    """Per seed report: the mutant modelled on its bug, the fixtures that catch that mutant, and the real
+    implementation's verdict on each of them (every scored version side by side).
+
+    `runs` are (adapter description, records) per implementation.
+    """
+    killers: dict[str, set[str]] = defaultdict(set)
+    for record in mutation_records:
+        if record["killed"]:
+            killers[record["mutant"]].add(record["fixture"])
+    seeded = [(match.group(1), mutant) for mutant in mutation_header["mutants"]
+              if (match := SEED_CITATION.search(mutant.get("models") or ""))]
+    if not seeded:
+        return []
+    out = ["## Seed reports and the real code\n",
+           "Each seed bug report is modelled by a mutant (`harness/mutants.py`); the fixtures that catch the mutant "
+           "reproduce the reported bug. Where the system itself can be built, its real code is run on the same "
+           "fixtures: it fails them where the bug is present and passes them where it is fixed.\n"]
+    for seed, mutant in sorted(seeded, key=lambda item: (item[0], item[1]["name"])):
+        fixtures = sorted(killers[mutant["name"]])
+        out.append(f"### {mutant['models']}\n")
+        out.append(f"- mutant: `{mutant['name']}` ({mutant['bug']})")
+        out.append(f"- fixtures that catch it: {', '.join(fixtures) if fixtures else '**none**'}")
+        # Every scored version of the system that ran at least one of those fixtures (a Chat Completions
+        # adapter has nothing to say about a Responses bug).
+        implementations = sorted(((d, r) for d, r in runs if d.get("library") in SEED_LIBRARIES.get(seed, ())
+                                  and any(record.get("fixture") in fixtures for record in r)),
+                                 key=lambda run: run[0].get("name", ""))
+        if seed in SEED_NOT_BUILDABLE:
+            out.append(f"- real implementation: none scored: {SEED_NOT_BUILDABLE[seed]}")
+        elif not implementations:
+            out.append("- real implementation: not in these results")
+        else:
+            out.append("- real implementation: " + ", ".join(f"{d.get('library')} {d.get('version')} (`{d.get('name')}`)"
+                                                             for d, _ in implementations))
+        out.append("")
+        if not implementations or not fixtures:
+            continue
+        names = [f"{d.get('name')} ({d.get('version')})" for d, _ in implementations]
+        out.append("| fixture | " + " | ".join(names) + " |")
+        out.append("|---|" + "---|" * len(names))
+        verdicts = [{r["fixture"]: r["verdict"] for r in records} for _, records in implementations]
+        for fixture in fixtures:
+            out.append(f"| {fixture} | " + " | ".join(_seed_cell(v.get(fixture)) for v in verdicts) + " |")
+        out.append("")
+    return out
+
+
+def _seed_cell(verdict: str | None) -> str:
+    if verdict is None:
+        return "not run"
+    return verdict if verdict in ("pass", "n/a", "skip") else f"**{verdict.upper()}**"

@@ -17,11 +17,14 @@ from deltacheck.adequacy_report import read_jsonl
 from deltacheck.check_driver import check_driver
 from deltacheck.cli_common import (Seconds, adapter_cmd_option, adapter_option, corpus_option, err, open_adapter, out,
                                    say, split_command, started, startup_timeout_option, writable_file)
+from deltacheck.cli_contribute import import_capture, new
+from deltacheck.cli_explain import explain
 from deltacheck.cli_expectations import check_expectations, read_expectations
 from deltacheck.cli_adequacy import fuzz, mutants, run_fuzz, summarize_fuzz, write_fuzz_results, write_mutation_results
-from deltacheck.cli_cost import cost, run_cost
+from deltacheck.cli_cost import cost, score_cost
+from deltacheck.cli_gateway import (GatewayChoice, check_gateway_command, gateway_options, run_proxy_mode,
+                                    score_gateways, startup_option, wants_gateway)
 from deltacheck.corpus import DEFAULT_CORPUS, Corpus, load_corpus
-from deltacheck.cost import ReferenceBaseline
 from deltacheck.cost_report import with_cost_html
 from deltacheck.errors import (BadAdapterSpec, DriverFailed, EnvironmentFailed, InvalidResults, ManifestProblem,
                                UnknownAdapter)
@@ -33,9 +36,7 @@ from deltacheck.files import FileBusy, locked_for_writing, write_text_atomically
 from deltacheck.locations import default_report, default_results_dir
 from deltacheck.report import render_report
 from deltacheck.results import ResultsWriter, read_results
-from deltacheck.scenarios import load_scenarios
 from deltacheck.runner import DEFAULT_MAX_TIMEOUTS, DEFAULT_TIMEOUT, problem_records, run_fixtures
-from deltacheck.sse import encode_chunk
 from deltacheck.subprocess_adapter import Hello, SubprocessAdapter
 from deltacheck.verdict import PASSING, UNSCORED
 
@@ -112,17 +113,22 @@ def lint(corpus_dir: Path) -> None:
 @click.option("--timeout", type=Seconds(), default=DEFAULT_TIMEOUT, show_default=True, help="Seconds per fixture.")
 @max_timeouts_option
 @startup_timeout_option
-def run(adapter_name: str | None, adapter_cmd: str | None, corpus_dir: Path, protocols: tuple[str, ...],
-        fixture_ids: tuple[str, ...], results_path: Path | None, junit_path: Path | None,
+@gateway_options
+@click.pass_context
+def run(ctx: click.Context, adapter_name: str | None, adapter_cmd: str | None, corpus_dir: Path,
+        protocols: tuple[str, ...], fixture_ids: tuple[str, ...], results_path: Path | None, junit_path: Path | None,
         expectations_path: Path | None, update_expectations: bool, timeout: float, max_timeouts: int,
-        startup_timeout: float) -> None:
-    """Run fixtures through one adapter and write one JSON line per fixture.
+        startup_timeout: float, gateway_name: str | None, gateway_cmd: str | None, upstream: str | None,
+        downstream: str | None, gateway_model: str, gateway_path: str | None, gateway_ready: str | None) -> None:
+    """Run fixtures through one adapter, or one gateway (proxy mode), and write one JSON line per fixture.
 
     Without --expectations the exit status is 1 when any fixture fails; with it, 1 only when a
     verdict differs from the expected one.
     """
     if update_expectations and expectations_path is None:
         raise click.UsageError("--update-expectations needs --expectations FILE")
+    if wants_gateway(gateway_name, gateway_cmd) and (adapter_name or adapter_cmd):
+        raise click.UsageError("give an adapter (--adapter, --adapter-cmd) or a gateway (--gateway, --gateway-cmd), not both")
     corpus = load_corpus(corpus_dir)
     unknown = corpus.unknown_ids(fixture_ids)
     if unknown:
@@ -130,6 +136,12 @@ def run(adapter_name: str | None, adapter_cmd: str | None, corpus_dir: Path, pro
     expectations = None
     if expectations_path is not None and not (update_expectations and not expectations_path.exists()):
         expectations = read_expectations(expectations_path, corpus)
+    if wants_gateway(gateway_name, gateway_cmd) or upstream or downstream or gateway_path or gateway_ready:
+        given = ctx.get_parameter_source("startup_timeout") is not click.core.ParameterSource.DEFAULT
+        sys.exit(run_proxy_mode(corpus, GatewayChoice(gateway_name, gateway_cmd, upstream, downstream, gateway_model,
+                                                      gateway_path, gateway_ready, startup_timeout if given else None),
+                                protocols, fixture_ids, results_path, junit_path, timeout, max_timeouts,
+                                expectations_path, expectations, update_expectations))
     adapter = open_adapter(adapter_name, adapter_cmd, startup_timeout)
     try:
         with started(adapter):
@@ -238,8 +250,10 @@ def _print_summary(name: str, by_protocol: dict[str, Counter[str]], results_path
 @click.option("--cost/--no-cost", "with_cost", default=True, show_default=True,
               help="Also time every adapter on the long-stream scenarios (results/cost-<adapter>.jsonl).")
 @max_timeouts_option
+@click.option("--gateway", "gateway_names", multiple=True, metavar="NAME",
+              help="Only these bundled gateways or gateway routes (default: all of them, unless --adapter is given).")
 def score(corpus_dir: Path, adapter_names: tuple[str, ...], results_dir: Path, output: Path, timeout: float,
-          examples: int, with_cost: bool, max_timeouts: int) -> None:
+          examples: int, with_cost: bool, max_timeouts: int, gateway_names: tuple[str, ...]) -> None:
     """Run every adapter over the corpus (building manifest adapters' environments first), then write REPORT.md.
 
     An adapter whose environment or driver cannot start is reported and left out; the others still
@@ -258,7 +272,6 @@ def score(corpus_dir: Path, adapter_names: tuple[str, ...], results_dir: Path, o
             raise click.UsageError(str(exc)) from None
         factories[factory.name] = factory
     ran, not_run = [], []
-    scenarios, baseline = (load_scenarios(corpus_dir)[0], ReferenceBaseline()) if with_cost else ([], None)
     for name, factory in factories.items():
         try:
             adapter = factory()
@@ -268,20 +281,21 @@ def score(corpus_dir: Path, adapter_names: tuple[str, ...], results_dir: Path, o
                     findings = run_fuzz(adapter, corpus, corpus.fixtures, examples, timeout, robustness=True)
                     write_fuzz_results(results_dir / f"fuzz-{name}.jsonl", adapter, corpus, findings, examples)
                     summarize_fuzz(name, findings)
-                if scenarios:
-                    run_cost(adapter, corpus_dir, scenarios, results_dir / f"cost-{name}.jsonl", baseline=baseline)
         except (EnvironmentFailed, DriverFailed, FileBusy) as exc:
             say("not run", "red", f"{name}: {exc}")
             not_run.append(name)
             continue
         ran.append(name)
-    if baseline is not None:
-        baseline.close()
+    gateway_files: list[Path] = []
+    if gateway_names or not adapter_names:  # proxy mode: every bundled gateway route, each its own results file
+        gateway_files, gateways_not_run = score_gateways(corpus, results_dir, timeout, max_timeouts, gateway_names)
+        not_run += gateways_not_run
+    cost_files = score_cost({n: factories[n] for n in ran}, corpus_dir, results_dir) if with_cost else []
     write_mutation_results(results_dir / "mutants.jsonl", corpus, timeout=5.0)
     fuzz_files = [results_dir / f"fuzz-{n}.jsonl" for n in ran] if examples else []
-    cost_files = [results_dir / f"cost-{n}.jsonl" for n in ran] if scenarios else []
-    _write_report(sorted(results_dir / f"{n}.jsonl" for n in ran), corpus, output, results_dir / "junit.xml",
-                  mutation_file=results_dir / "mutants.jsonl", fuzz_files=fuzz_files, cost_files=cost_files)
+    _write_report(sorted([*(results_dir / f"{n}.jsonl" for n in ran), *gateway_files]), corpus, output,
+                  results_dir / "junit.xml", mutation_file=results_dir / "mutants.jsonl", fuzz_files=fuzz_files,
+                  cost_files=cost_files)
     if not_run:
         say(f"{len(not_run)} adapter(s) not run:", "red", ", ".join(not_run))
     if not_run or problems:
@@ -348,55 +362,6 @@ def _write_report(files: list[Path], corpus: Corpus, output: Path, junit_path: P
     if junit_path is not None:  # for CI systems that read it
         write_junit(junit_path, results, corpus.version)
     err.print(f"wrote {output} from {len(results)} results file(s)")
-
-
-# -- explain -------------------------------------------------------------------------------------
-
-
-@main.command()
-@click.argument("fixture_id")
-@corpus_option
-def explain(fixture_id: str, corpus_dir: Path) -> None:
-    """Print a fixture as you would paste it into a bug report."""
-    corpus = load_corpus(corpus_dir, check_reference=False)
-    fixture = corpus.by_id().get(fixture_id)
-    if fixture is None:
-        problems = [p for p in corpus.problems if p.fixture_id == fixture_id]
-        if problems:
-            raise click.ClickException("this fixture does not load: " + "; ".join(map(str, problems)))
-        raise click.ClickException(f"no fixture {fixture_id} in {corpus_dir}")
-    from deltacheck.compare import pretty
-    prov = fixture.provenance
-    lines = [
-        f"{corpus.cite(fixture.id)}: {fixture.title}",
-        f"protocol: {fixture.protocol}    tags: {', '.join(fixture.tags)}",
-        f"file: {fixture.path}",
-        f"provenance: {prov['kind']}, {prov['source']}" + (f" (derived from {prov['derived_from']})" if prov.get("derived_from") else ""),
-    ]
-    for report_link in fixture.reports:
-        lines.append(f"reproduces: {report_link}")
-    if fixture.comment:
-        lines.append(f"comment: {fixture.comment}")
-    lines += ["", f"stream ({len(fixture.chunks)} chunks):", ""]
-    for n, chunk in enumerate(fixture.chunks):
-        lines.append(f"  [{n}] {encode_chunk(chunk)}")
-    if fixture.protocol == "openai-chat":
-        lines.append("      [DONE]" if fixture.stream_end == "terminator" else "      (connection closes without [DONE])")
-    if fixture.rejection:
-        lines += ["", f"expected: a rejection of the stream ({fixture.rejection['reason']}),",
-                  f"  an error matching /{fixture.rejection['matches']}/"]
-    else:
-        lines += ["", "expected result (CONTRACT.md 3):", "", pretty(fixture.expected).rstrip()]
-    impl = fixture.implementation_defined
-    if impl:
-        lines += ["", f"implementation-defined: {impl['reason']}"]
-        for alt in fixture.acceptable:
-            lines += [f"  also acceptable: {alt['description']}", "    " + json.dumps(alt["result"], ensure_ascii=False)]
-        if fixture.raise_acceptable:
-            lines.append(f"  raising an error is acceptable: {fixture.raise_acceptable}")
-        for rule in fixture.forbidden:
-            lines.append(f"  forbidden: {rule['description']} {json.dumps(rule['match'], ensure_ascii=False)}")
-    out.print("\n".join(lines), markup=False)
 
 
 # -- adapters ------------------------------------------------------------------------------------
@@ -501,6 +466,20 @@ def check_driver_command(adapter_cmd: str, corpus_dir: Path, timeout: float, sta
     sys.exit(0 if passed else 1)
 
 
+@main.command("check-gateway")
+@gateway_options
+@corpus_option
+@click.option("--timeout", type=Seconds(), default=DEFAULT_TIMEOUT, show_default=True, help="Seconds per fixture.")
+@startup_option
+def check_gateway(gateway_name: str | None, gateway_cmd: str | None, upstream: str | None, downstream: str | None,
+                  gateway_model: str, gateway_path: str | None, gateway_ready: str | None, corpus_dir: Path,
+                  timeout: float, startup_timeout: float | None) -> None:
+    """Check that a gateway is wired up for proxy mode: it listens, streams the declared protocol, calls the replay, stops."""
+    check_gateway_command(GatewayChoice(gateway_name, gateway_cmd, upstream, downstream, gateway_model, gateway_path,
+                                        gateway_ready, startup_timeout), load_corpus(corpus_dir, check_reference=False),
+                          timeout)
+
+
 @main.command()
 @corpus_option
 @click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
@@ -539,6 +518,9 @@ def new_id(corpus_dir: Path) -> None:
 main.add_command(fuzz)
 main.add_command(mutants)
 main.add_command(cost)
+main.add_command(explain)
+main.add_command(import_capture)
+main.add_command(new)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ from deltacheck.corpus import fast_result_check, result_validator
 from deltacheck.cost import (DEFAULT_BUDGET, DEFAULT_STREAM_TIMEOUT, Implementation, ReferenceBaseline, ScenarioCost,
                              measure)
 from deltacheck.errors import DriverFailed, EnvironmentFailed
-from deltacheck.files import locked_for_writing
+from deltacheck.files import FileBusy, locked_for_writing
 from deltacheck.locations import default_results_dir
 from deltacheck.results import ResultsWriter
 from deltacheck.scenarios import load_scenarios
@@ -60,6 +60,36 @@ def cost(adapter_name: str | None, adapter_cmd: str | None, corpus_dir: Path, sc
     finally:
         baseline.close()
     sys.exit(1 if any(c.failure for c in costs) else 0)
+
+
+def score_cost(factories: dict[str, Any], corpus_dir: Path, results_dir: Path) -> list[Path]:
+    """The cost phase of `score`: each implementation started afresh and timed alone, one after another.
+
+    Runs after every conformance and fuzz run has finished, so no other work shares the cores while
+    streams are timed. Returns the cost results files written; an implementation that cannot start
+    is reported and left out of the Cost section.
+    """
+    specs, problems = load_scenarios(corpus_dir)
+    for problem in problems:
+        say("skip", "yellow", str(problem))
+    if not specs:
+        return []
+    written = []
+    baseline = ReferenceBaseline()
+    try:
+        for name, factory in factories.items():
+            path = results_dir / f"cost-{name}.jsonl"
+            try:
+                adapter = factory()
+                with started(adapter):
+                    run_cost(adapter, corpus_dir, specs, path, baseline=baseline)
+            except (EnvironmentFailed, DriverFailed, FileBusy) as exc:
+                say("cost not run", "red", f"{name}: {exc}")
+                continue
+            written.append(path)
+    finally:
+        baseline.close()
+    return written
 
 
 def run_cost(adapter, corpus_dir: Path, specs, results_path: Path, budget: float = DEFAULT_BUDGET,

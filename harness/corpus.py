@@ -213,6 +213,9 @@ def _check_file(path: Path, rel: str, fixture_v, chunk_v, tags, retired, seen, c
             found.append(problem(f"/tags/{position}", f"unknown tag {tag!r} (vocabulary: corpus/tags.json)", fid))
     if TITLE_WORDS_NOT_ALLOWED.search(data["title"]):
         found.append(problem("/title", "state the behaviour as a fact; titles never say \"should\" or \"test that\"", fid))
+    if "unreviewed" in data:
+        found.append(problem("/unreviewed", "not reviewed: the expected result was drafted by code; check every field "
+                             "against the provider's documented stream semantics, then delete `unreviewed`", fid))
     if fid in retired:
         found.append(problem("/id", f"{fid} is retired (corpus/RETIRED_IDS); ids are never reused", fid))
     seen.setdefault(fid, []).append(rel)

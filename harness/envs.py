@@ -2,7 +2,12 @@
 
 python: one virtualenv per (folder, requirements file) under `.venvs/<env name>`, with the pinned
 requirements installed by pip. node: the manifest's `setup` command (npm ci) run in its folder.
-Either is redone only when the stamp file (a hash of what it was built from) no longer matches,
+java: the Maven project (its pom pins every library exactly) copied with the shared driver code
+into `.venvs/jvm-<folder>[-<tag>]/src` and packaged there into a runnable jar, with a Maven
+repository of its own under `.venvs/maven-repository` (nothing read from or written to ~/.m2).
+go: the folder's package of the Go module `adapters/go` built into `.venvs/go-<folder>/driver`,
+with -mod=readonly (go.sum pins every module).
+Each is redone only when the stamp file (a hash of what it was built from) no longer matches,
 and rebuilt from scratch then, so an upgraded pin never leaves stale packages behind.
 """
 
@@ -15,17 +20,27 @@ import os
 import shutil
 import subprocess
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 from deltacheck.errors import EnvironmentFailed
 from deltacheck.locations import CHECKOUT, PACKAGE_DIR, envs_dir as default_envs_dir
-from deltacheck.manifests import ADAPTERS_DIR, Manifest
+from deltacheck.manifests import ADAPTERS_DIR, BUILT_LANGUAGES, Manifest
 
 ENVS_DIR = default_envs_dir()
 STAMP_FILE = "deltacheck.stamp"
 OUTPUT_TAIL = 3000
+MAVEN_REPOSITORY = "maven-repository"
+
+# What must be on PATH to build and run each language's drivers; without it they are skipped.
+TOOLCHAINS = {"java": ("java", "mvn"), "go": ("go",)}
+# Shared by every driver of the language, relative to its build root (adapters/jvm, adapters/go).
+SHARED_SOURCES = {"java": ("pom.xml", "common"), "go": ("go.mod", "go.sum", "common")}
+BUILD_OUTPUTS = ("target", "node_modules", "__pycache__")
+# A JVM driver answers small requests one at a time: start fast, and leave the second core alone.
+JVM_OPTIONS = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xss4m")
 
 # (command, cwd) -> (exit status, combined output); replaced in tests.
 Runner = Callable[[Sequence[str], Path], tuple[int, str]]
@@ -53,12 +68,42 @@ def env_dir(manifest: Manifest, envs_dir: Path = ENVS_DIR) -> Path:
     return envs_dir / manifest.env_name
 
 
+def missing_tool(language: str) -> str | None:
+    """The first tool the language's drivers need that is not on PATH, if any."""
+    return next((tool for tool in TOOLCHAINS.get(language, ()) if shutil.which(tool) is None), None)
+
+
+def build_sources(manifest: Manifest) -> list[Path]:
+    """java, go: every file the driver is built from: the shared build files, then its own folder.
+
+    A second pinned version's build file (pom-<tag>.xml) belongs to its own environment only.
+    """
+    root = manifest.build_root
+    tops = [root / name for name in SHARED_SOURCES[manifest.language]] + [manifest.folder]
+    files = []
+    for top in tops:
+        candidates = [top] if top.is_file() else sorted(p for p in top.rglob("*") if p.is_file())
+        for path in candidates:
+            parts = path.relative_to(root).parts
+            if any(part in BUILD_OUTPUTS for part in parts):
+                continue
+            if path.parent == manifest.folder and path.name.startswith("pom") and path.name != manifest.pom:
+                continue
+            files.append(path)
+    return files
+
+
 def wanted_stamp(manifest: Manifest) -> str:
     """A hash of everything the environment is built from."""
     digest = hashlib.sha256()
     if manifest.language == "python":
         digest.update(f"python {sys.version_info.major}.{sys.version_info.minor}\n".encode())
         digest.update((manifest.folder / manifest.requirements).read_bytes())
+    elif manifest.language in BUILT_LANGUAGES:
+        digest.update(f"{manifest.language} {manifest.pom}\n".encode())
+        for path in build_sources(manifest):
+            digest.update(f"{path.relative_to(manifest.build_root).as_posix()}\n".encode())
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
     else:
         digest.update(json.dumps(list(manifest.setup)).encode())
         lock = manifest.folder / "package-lock.json"
@@ -93,12 +138,23 @@ def ensure_env(manifest: Manifest, *, envs_dir: Path = ENVS_DIR, rebuild: bool =
             steps = [[sys.executable, "-m", "venv", str(target)],
                      [str(target / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check",
                       "--no-input", "-r", str(manifest.folder / manifest.requirements)]]
+            cwd = manifest.folder
+        elif manifest.language == "java":
+            cwd = _copy_jvm_sources(manifest, target)
+            steps = [["mvn", "-B", "-q", "-Dstyle.color=never", f"-Dmaven.repo.local={envs_dir / MAVEN_REPOSITORY}", "-f", manifest.pom,
+                      "package"]]
+        elif manifest.language == "go":
+            # Built in place: `go build -mod=readonly` writes nothing into the sources, only the binary.
+            cwd = manifest.build_root
+            steps = [["go", "build", "-mod=readonly", "-trimpath", "-o", str(target / "driver"), f"./{manifest.folder.name}"]]
         else:
             steps = [list(manifest.setup)]
             _copy_node_sources(manifest, envs_dir)
+            cwd = node_folder(manifest, envs_dir)
         for command in steps:
             log(f"{manifest.env_name}: {' '.join(command)}")
-            status, output = run(command, node_folder(manifest, envs_dir) if manifest.language == "node" else manifest.folder)
+            with _maven_lock(envs_dir) if command[0] == "mvn" else _no_lock():
+                status, output = run(command, cwd)
             if status != 0:
                 raise EnvironmentFailed(manifest.env_name, command, output[-OUTPUT_TAIL:].rstrip())
         target.mkdir(parents=True, exist_ok=True)
@@ -125,11 +181,47 @@ def _copy_node_sources(manifest: Manifest, envs_dir: Path) -> None:
         shutil.copytree(manifest.folder.parent, folder.parent, ignore=shutil.ignore_patterns("node_modules"))
 
 
+def _copy_jvm_sources(manifest: Manifest, target: Path) -> Path:
+    """Copy the parent pom, the shared driver code and the driver's folder to `target/src`; build there.
+
+    Maven writes its output beside the sources, and the sources may sit inside an installed package.
+    """
+    source = target / "src"
+    for path in build_sources(manifest):
+        copy = source / path.relative_to(manifest.build_root)
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, copy)
+    return source / manifest.folder.name
+
+
+def jvm_jar(manifest: Manifest, envs_dir: Path = ENVS_DIR) -> Path:
+    """The runnable jar the JVM build leaves (the parent pom names it driver.jar)."""
+    return env_dir(manifest, envs_dir) / "src" / manifest.folder.name / "target" / "driver.jar"
+
+
+@contextmanager
+def _maven_lock(envs_dir: Path) -> Iterator[None]:
+    """One Maven build at a time writes to the shared local repository."""
+    with (envs_dir / f"{MAVEN_REPOSITORY}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+@contextmanager
+def _no_lock() -> Iterator[None]:
+    yield
+
+
 def launch(manifest: Manifest, *, envs_dir: Path = ENVS_DIR, adapters_dir: Path = ADAPTERS_DIR) -> Launch:
     """The driver command and environment; the manifest name travels in DELTACHECK_ADAPTER_NAME."""
     env = {**os.environ, "DELTACHECK_ADAPTER_NAME": manifest.name}
     if manifest.language == "node":
         return Launch(manifest.command, str(node_folder(manifest, envs_dir)), env)
+    if manifest.language == "java":
+        command = ("java", *JVM_OPTIONS, "-jar", str(jvm_jar(manifest, envs_dir)), *manifest.args)
+        return Launch(command, str(env_dir(manifest, envs_dir)), env)
+    if manifest.language == "go":
+        return Launch((str(env_dir(manifest, envs_dir) / "driver"), *manifest.args), str(env_dir(manifest, envs_dir)), env)
     # The driver is booted with `deltacheck` and `deltacheck.adapters` registered from these folders;
     # nothing from the harness's own environment is on the adapter's path.
     env.pop("PYTHONPATH", None)

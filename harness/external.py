@@ -7,11 +7,12 @@ third-party library; only the driver, in its own environment, does.
 
 from __future__ import annotations
 
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Iterable
 
-from deltacheck.envs import ENVS_DIR, ensure_env, env_state, launch
+from deltacheck.envs import ENVS_DIR, ensure_env, env_state, launch, missing_tool
 from deltacheck.errors import DriverFailed, ManifestProblem
 from deltacheck.manifests import ADAPTERS_DIR, Manifest, load_manifests, relative_label
 from deltacheck.subprocess_adapter import Hello, SubprocessAdapter
@@ -21,6 +22,10 @@ PROBE_TIMEOUT = 60.0
 # One driver per manifest adapter per harness process: starting one costs an import of the library,
 # and pytest's conformance tests ask for the adapter once per fixture.
 _running: dict[tuple[str, str], SubprocessAdapter] = {}
+
+LANGUAGE_LABELS = {"java": "JVM", "go": "Go", "node": "Node", "python": "Python"}
+# Each toolchain notice is said once per process, however often the registry is read.
+_announced: set[str] = set()
 
 
 class ExternalAdapter:
@@ -75,13 +80,34 @@ def external_adapters(taken: Iterable[str], adapters_dir: Path | None = None,
     problems = list(manifests.problems)
     taken = set(taken)
     out: dict[str, ExternalAdapter] = {}
+    without_toolchain: dict[tuple[str, str], list[str]] = {}
     for manifest in manifests.adapters:
+        tool = missing_tool(manifest.language)
+        if tool is not None:
+            without_toolchain.setdefault((manifest.language, tool), []).append(manifest.name)
+            continue
         if manifest.name in taken:
             problems.append(ManifestProblem(relative_label(manifest.path, adapters_dir), f"/{manifest.position}/name",
                                             f"adapter name {manifest.name!r} is taken by an in-process adapter"))
             continue
         out[manifest.name] = ExternalAdapter(manifest, envs_dir, adapters_dir)
+    for (language, tool), names in without_toolchain.items():
+        announce_once(toolchain_notice(language, tool, names))
     return out, problems
+
+
+def toolchain_notice(language: str, tool: str, names: list[str]) -> str:
+    """One line for all the adapters of a language whose toolchain is missing."""
+    label = LANGUAGE_LABELS.get(language, language)
+    return (f"skipped {len(names)} {label} adapter{'s' if len(names) != 1 else ''}: {tool} not found on PATH "
+            f"({', '.join(names)})")
+
+
+def announce_once(line: str) -> None:
+    """A notice on stderr, as plain text; the run goes on without those adapters."""
+    if line not in _announced:
+        _announced.add(line)
+        print(f"deltacheck: {line}", file=sys.stderr, flush=True)
 
 
 def probe_all(adapters: list[ExternalAdapter]) -> list[Hello | DriverFailed | None]:

@@ -1,7 +1,7 @@
 """Adapter manifests: which out-of-process adapters exist, and how each one is run.
 
-`adapters/<folder>/manifest.json` and `adapters/node/<folder>/manifest.json` each list the adapters
-of one folder (schema: harness/schemas/manifest.schema.json). Reading them never imports an
+`adapters/<folder>/manifest.json`, and `adapters/{node,jvm,go}/<folder>/manifest.json`, each list the
+adapters of one folder (schema: harness/schemas/manifest.schema.json). Reading them never imports an
 adapter. A bad manifest, or a bad entry in one, is a ManifestProblem naming the file and the field;
 everything else still loads.
 """
@@ -18,7 +18,10 @@ import jsonschema
 from deltacheck.errors import ManifestProblem
 from deltacheck.locations import ADAPTERS_DIR
 
-MANIFEST_GLOBS = ("*/manifest.json", "node/*/manifest.json")
+MANIFEST_GLOBS = ("*/manifest.json", "node/*/manifest.json", "jvm/*/manifest.json", "go/*/manifest.json")
+# Languages whose driver is built from sources shared by every folder of the language (adapters/jvm/,
+# adapters/go/): the built artifact is started with the manifest's `args`.
+BUILT_LANGUAGES = ("java", "go")
 SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "manifest.schema.json"
 
 
@@ -34,6 +37,8 @@ class Manifest:
     requirements: str | None = None  # python
     command: tuple[str, ...] = ()  # node
     setup: tuple[str, ...] = ()  # node
+    args: tuple[str, ...] = ()  # java, go: the driver's arguments
+    pom: str | None = None  # java: the Maven build file in the folder (pom.xml, or pom-<tag>.xml for a second pin)
 
     @property
     def folder(self) -> Path:
@@ -41,11 +46,19 @@ class Manifest:
 
     @property
     def env_name(self) -> str:
-        """One environment per (folder, requirements file): `openai`, `openai-2`, `node-ai-sdk`."""
-        base = f"node-{self.folder.name}" if self.language == "node" else self.folder.name
+        """One environment per (folder, pinned file): `openai`, `openai-2`, `node-ai-sdk`, `jvm-spring-ai-2.0.0`."""
+        prefix = {"node": "node-", "java": "jvm-", "go": "go-"}.get(self.language, "")
+        base = prefix + self.folder.name
         if self.requirements and self.requirements != "requirements.txt":
             base += "-" + self.requirements.removeprefix("requirements-").removesuffix(".txt")
+        if self.pom and self.pom != "pom.xml":
+            base += "-" + self.pom.removeprefix("pom-").removesuffix(".xml")
         return base
+
+    @property
+    def build_root(self) -> Path:
+        """java, go: the folder of the language's shared build (adapters/jvm, adapters/go)."""
+        return self.folder.parent
 
 
 @dataclass(frozen=True)
@@ -98,10 +111,14 @@ def _read(path: Path, label: str, problems: list[ManifestProblem]) -> list[Manif
             continue
         item = Manifest(name=entry["name"], language=entry["language"], path=path, position=position, entry=entry.get("entry"),
                         requirements=entry.get("requirements"), command=tuple(entry.get("command", ())),
-                        setup=tuple(entry.get("setup", ())))
+                        setup=tuple(entry.get("setup", ())), args=tuple(entry.get("args", ())),
+                        pom=entry.get("pom", "pom.xml") if entry["language"] == "java" else None)
         if item.requirements and not (item.folder / item.requirements).is_file():
             problems.append(ManifestProblem(label, f"/{position}/requirements",
                                             f"{item.requirements!r} does not exist in {item.folder}"))
+            continue
+        if item.pom and not (item.folder / item.pom).is_file():
+            problems.append(ManifestProblem(label, f"/{position}/pom", f"{item.pom!r} does not exist in {item.folder}"))
             continue
         out.append(item)
     return out

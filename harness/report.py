@@ -6,7 +6,7 @@ from collections import Counter, defaultdict
 from typing import Any
 
 import deltacheck
-from deltacheck.adequacy_report import render_fuzz, render_mutation
+from deltacheck.adequacy_report import render_fuzz, render_mutation, render_seeds
 from deltacheck.compare import AXES
 from deltacheck.cost_report import render_cost
 from deltacheck.findings import distinct_findings
@@ -41,6 +41,7 @@ def render_report(all_results: list[Results], corpus_version: str, contract_vers
     add("")
     _adapters_section(out, runs)
     _scores_section(out, runs)
+    _gateways_section(out, runs)
     _axes_section(out, runs)
     _findings_section(out, runs)
     _matrix_section(out, runs)
@@ -50,6 +51,7 @@ def render_report(all_results: list[Results], corpus_version: str, contract_vers
         out.extend(render_fuzz(fuzz))
     if mutation:
         out.extend(render_mutation(*mutation))
+        out.extend(render_seeds([(run.adapter, run.records) for run in runs], *mutation))
     if cost:
         out.extend(render_cost(cost))
     _details_section(out, runs, corpus_version)
@@ -89,21 +91,51 @@ def _scores_section(out: list[str], runs: list[Results]) -> None:
     out.append("")
 
 
+def _gateways_section(out: list[str], runs: list[Results]) -> None:
+    """Proxy mode (CONTRACT.md 6): one row per gateway route, its translation pair named."""
+    gateways = [run for run in runs if isinstance(run.adapter.get("gateway"), dict)]
+    if not gateways:
+        return
+    out.append("## Gateways\n")
+    out.append("Each gateway route scored in proxy mode: the fixture replayed upstream, the gateway's downstream stream "
+               "assembled with the reference of its protocol and compared on what survives translation "
+               "(CONTRACT.md 6); `validity` is the downstream stream checked on its own (6.5).\n")
+    out.append("| gateway route | upstream → downstream | passed / scored | fail | error | crash | timeout | n/a | skip "
+               "| validity | fields with no counterpart |")
+    out.append("|---|---|---|---|---|---|---|---|---|---|---|")
+    for run in gateways:
+        pair = run.adapter["gateway"]
+        counts = Counter(record["verdict"] for record in run.records)
+        scored = sum(v for k, v in counts.items() if k not in UNSCORED)
+        validity = [record.get("axes", {}).get("validity") for record in run.records]
+        checked = [v for v in validity if v is not None]
+        notes = run.adapter.get("capability_notes") or {}
+        missing = ", ".join(sorted(k for k in notes if k != "events")) or "–"
+        out.append(f"| {run.adapter.get('name')} | {pair.get('upstream')} → {pair.get('downstream')} "
+                   f"| {sum(v for k, v in counts.items() if k in PASSING)} / {scored} | "
+                   + " | ".join(str(counts.get(k, 0)) for k in ("fail", "error", "crash", "timeout", "n/a", "skip"))
+                   + f" | {sum(checked)} / {len(checked)} | {missing} |")
+    out.append("")
+
+
 def _axes_section(out: list[str], runs: list[Results]) -> None:
     out.append("## Scores per axis\n")
     out.append("A fixture is scored on the axes its expected result exercises (CONTRACT.md 4.1); "
                "an error, crash or timeout fails every axis it would have been scored on.\n")
-    out.append("| adapter | protocol | " + " | ".join(AXES) + " |")
-    out.append("|---|---|" + "---|" * len(AXES))
+    # Gateway routes add the `validity` axis (CONTRACT.md 6.5): a column only when some run scores it.
+    axes = AXES + (("validity",) if any("validity" in r.get("axes", {}) for run in runs for r in run.records) else ())
+    out.append("| adapter | protocol | " + " | ".join(axes) + " |")
+    out.append("|---|---|" + "---|" * len(axes))
     for run in runs:
-        tallies: dict[str, dict[str, list[int]]] = defaultdict(lambda: {a: [0, 0] for a in AXES})
+        tallies: dict[str, dict[str, list[int]]] = defaultdict(lambda: {a: [0, 0] for a in axes})
         for record in run.records:
             protocol = record.get("protocol") or "?"
             for axis, ok in record.get("axes", {}).items():
+                tallies[protocol].setdefault(axis, [0, 0])
                 tallies[protocol][axis][1] += 1
                 tallies[protocol][axis][0] += int(ok)
         for protocol in _protocols(tallies):
-            cells = [f"{p} / {s}" if s else "–" for p, s in (tallies[protocol][a] for a in AXES)]
+            cells = [f"{p} / {s}" if s else "–" for p, s in (tallies[protocol][a] for a in axes)]
             out.append(f"| {run.adapter.get('name')} | {protocol} | " + " | ".join(cells) + " |")
     out.append("")
 

@@ -229,7 +229,7 @@ def _judge(fixture: Fixture, outcome: Outcome, capabilities: frozenset[str], res
     observed = outcome.result
     verdict.observed = observed
     if fixture.expected is not None and _is_expected_as_is(fixture, observed, capabilities, fast_check) and not _judge_events(
-            fixture, normalised(observed), capabilities, reference, normalised(fixture.expected)):
+            fixture, observed, capabilities, reference):
         return _passed(verdict, axes)
     if fast_check is not None and fast_check(observed):
         problems = []  # the compiled check said valid; the full validator is only needed for messages
@@ -324,7 +324,9 @@ def _judge_events(fixture: Fixture, observed: dict[str, Any], capabilities: froz
     """CONTRACT.md 3.4: each call completes once, fully, with its own identity, after its last fragment."""
     if "events" not in capabilities or reference is None:
         return []
-    calls = [(c["index"], position, p) for c in (outcome or fixture.expected)["choices"]
+    # No-arguments spelling (CONTRACT 4) on both sides; normalised() returns its input when nothing needs it.
+    observed, outcome = normalised(observed), normalised(outcome or fixture.expected)
+    calls = [(c["index"], position, p) for c in outcome["choices"]
              for position, p in enumerate(c["parts"]) if p["type"] == "tool_call"]
     events = observed.get("events")
     if events is None:

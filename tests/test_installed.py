@@ -72,7 +72,9 @@ def test_the_wheel_installs_only_the_deltacheck_package(installed):
 def test_version_and_lint_need_no_corpus_option(installed):
     version = _deltacheck(installed, "--version")
     corpus_version = (CHECKOUT / "corpus" / "VERSION").read_text().strip()
-    assert version.returncode == 0 and f"corpus {corpus_version}" in version.stdout and "contract 1" in version.stdout
+    from deltacheck.contract import CONTRACT_VERSION
+    assert version.returncode == 0 and f"corpus {corpus_version}" in version.stdout
+    assert f"contract {CONTRACT_VERSION}" in version.stdout
     lint = _deltacheck(installed, "lint")
     assert lint.returncode == 0, lint.stdout + lint.stderr
     assert f"corpus {corpus_version}:" in lint.stdout and "fixtures OK" in lint.stdout
@@ -141,7 +143,8 @@ def test_the_sdist_carries_what_the_wheel_needs(installed, tmp_path):
     (sdist,) = tmp_path.glob("deltacheck-*.tar.gz")
     names = {name.split("/", 1)[1] for name in tarfile.open(sdist).getnames() if "/" in name}
     assert {"setup.py", "CONTRACT.md", "docs/PROTOCOL.md", "corpus/VERSION", "harness/schemas/manifest.schema.json",
-            "adapters/node/openai/driver.mjs", "adapters/openai_python/requirements.txt"} <= names
+            "adapters/node/openai/driver.mjs", "adapters/openai_python/requirements.txt",
+            "harness/repro/python.tmpl", "harness/repro/node.tmpl"} <= names
     assert not any("node_modules" in name for name in names)
 
 
@@ -173,3 +176,50 @@ def test_serve_replays_the_bundled_corpus(installed):
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def test_explain_runs_an_outside_adapter_and_prints_markdown_for_an_issue(installed):
+    text = _deltacheck(installed, "explain", "DC-8499", "--adapter", ADAPTER)
+    assert text.returncode == 0 and "library: " in text.stdout and "verdict: " in text.stdout, text.stderr
+    markdown = _deltacheck(installed, "explain", "DC-8499", "--adapter", ADAPTER, "--format", "markdown")
+    assert markdown.returncode == 0 and markdown.stdout.startswith("**DC-8499@"), markdown.stderr
+    assert "### Verdict" in markdown.stdout and "```json" in markdown.stdout and "<details>" in markdown.stdout
+
+
+def test_explain_writes_reproductions_from_the_installed_adapters(installed, tmp_path):
+    bin_dir, _, _ = installed
+    python = _deltacheck(installed, "explain", "DC-BPTP", "--adapter", "openai-python-chat", "--repro", "python")
+    assert python.returncode == 0, python.stderr
+    assert "class OpenAIChatAdapter" in python.stdout and "b'data: {" in python.stdout
+    script = tmp_path / "repro.py"
+    script.write_text(python.stdout)
+    compiled = _run([str(bin_dir / "python"), "-m", "py_compile", str(script)], cwd=tmp_path)
+    assert compiled.returncode == 0, compiled.stderr
+    node = _deltacheck(installed, "explain", "DC-BPTP", "--repro", "node")
+    assert node.returncode == 0 and "import OpenAI from 'openai'" in node.stdout, node.stderr
+
+
+def test_import_and_new_draft_into_the_current_directory_not_the_package(installed):
+    _, project, _ = installed
+    (project / "capture.sse").write_text(
+        'data: {"object":"chat.completion.chunk","model":"gpt-4o","choices":[{"index":0,"delta":{"content":"Hi"},'
+        '"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n')
+    imported = _deltacheck(installed, "import", "capture.sse")
+    assert imported.returncode == 0, imported.stderr
+    drafted = Path(imported.stdout.strip())
+    assert drafted.parent == project and '"unreviewed"' in drafted.read_text()
+    new = _deltacheck(installed, "new", "--protocol", "anthropic-messages", "--title", "a scaffold for a new fixture")
+    assert new.returncode == 0 and Path(new.stdout.strip()) == project / "a-scaffold-for-a-new-fixture.json", new.stderr
+    bad = _deltacheck(installed, "import", "missing.sse")
+    assert bad.returncode == 1 and "missing.sse" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_the_bundled_gateways_ship_in_the_wheel_and_are_found_from_it(installed):
+    _, _, wheel = installed
+    names = zipfile.ZipFile(wheel).namelist()
+    assert {"deltacheck/adapters/gateways/litellm_proxy/gateway.json", "deltacheck/adapters/gateways/litellm_proxy/config.yaml",
+            "deltacheck/adapters/gateways/litellm_proxy/requirements.txt",
+            "deltacheck/adapters/gateways/claude_code_router/package-lock.json"} <= set(names)
+    unknown = _deltacheck(installed, "run", "--gateway", "no-such-gateway")
+    assert unknown.returncode == 2
+    assert "litellm-proxy-chat-to-responses" in unknown.stderr and "claude-code-router" in unknown.stderr

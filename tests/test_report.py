@@ -5,6 +5,7 @@ from __future__ import annotations
 from click.testing import CliRunner
 
 from deltacheck.cli import main
+from deltacheck.contract import CONTRACT_VERSION
 from tests.corpus_builder import TEXT_FIXTURE, TOOL_FIXTURE, make_corpus
 
 
@@ -21,7 +22,7 @@ def score(tmp_path, *adapters):
 
 def test_the_report_names_versions_scores_matrix_and_failures(tmp_path):
     text = score(tmp_path, "reference", "miniature-drops-last-part", "miniature-raises")
-    assert "corpus version: **9.9.9**" in text and "contract version: **1**" in text
+    assert "corpus version: **9.9.9**" in text and f"contract version: **{CONTRACT_VERSION}**" in text
     assert "| reference | openai-chat | 2 / 2 |" in text
     assert "| miniature-drops-last-part | openai-chat | 0 / 2 |" in text
     assert "| DC-T00K | openai-chat | two calls at indices 0 and 1 are both kept | pass | **FAIL** | **ERROR** |" in text

@@ -1,0 +1,137 @@
+package dev.deltacheck.openai;
+
+import com.openai.client.OpenAIClient;
+import com.openai.client.okhttp.OpenAIOkHttpClient;
+import com.openai.core.ObjectMappers;
+import com.openai.core.http.StreamResponse;
+import com.openai.errors.SseException;
+import com.openai.helpers.ChatCompletionAccumulator;
+import com.openai.helpers.ResponseAccumulator;
+import com.openai.models.chat.completions.ChatCompletion;
+import com.openai.models.chat.completions.ChatCompletionChunk;
+import com.openai.models.chat.completions.ChatCompletionCreateParams;
+import com.openai.models.responses.Response;
+import com.openai.models.responses.ResponseCreateParams;
+import com.openai.models.responses.ResponseStreamEvent;
+import dev.deltacheck.driver.Driver;
+import dev.deltacheck.driver.Json;
+import dev.deltacheck.driver.OpenAiShapes;
+import dev.deltacheck.driver.Replay;
+import dev.deltacheck.driver.Results;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * deltacheck driver for openai-java (com.openai:openai-java).
+ *
+ * <p>chat: {@code client.chat().completions().createStreaming(params)}, every chunk fed to
+ * {@code ChatCompletionAccumulator.accumulate}, the result read from {@code chatCompletion()}.
+ * responses: {@code client.responses().createStreaming(params)}, every event fed to
+ * {@code ResponseAccumulator.accumulate}, the result read from {@code response()}.
+ * The client is the real OkHttp client with its base URL at a loopback server that answers with
+ * the fixture's SSE bytes, so the SDK's own HTTP and SSE code runs. The assembled object is written
+ * as JSON by the SDK's own mapper and read field by field.
+ *
+ * <p>An SseException (the SDK raises it for a chunk with an {@code error} key) becomes the result's
+ * error with no choices: the accumulator holds no completion until a finish_reason arrives.
+ */
+public final class OpenAiJavaDriver {
+    /** Why `flags` (CONTRACT.md 3.3: a call kept but marked not executable) is left out. */
+    private static final String FLAGS_NOTE = "the SDK keeps a call's arguments as text and marks nothing: no field says they do not parse";
+
+    private static Replay replay;
+    private static OpenAIClient client;
+
+    public static void main(String[] args) throws Exception {
+        Driver.claimStdout();
+        String mode = args.length > 0 ? args[0] : "";
+        replay = Replay.start();
+        client = OpenAIOkHttpClient.builder().baseUrl(replay.baseUrl() + "/v1").apiKey(Replay.API_KEY)
+                .maxRetries(0).timeout(Duration.ofSeconds(8)).build();
+        String version = Results.loadedVersion(ChatCompletionAccumulator.class, "openai-java-core");
+        if (mode.equals("chat")) {
+            List<String> capabilities = List.of("refusal", "reasoning", "finish_reason", "usage", "error", "multiple_choices");
+            Driver.serve(new Driver.Description(Driver.adapterName("openai-java-chat"), "openai-java", version,
+                    List.of("openai-chat"), capabilities,
+                    "openai-java OpenAIOkHttpClient chat().completions().createStreaming(), each chunk fed to "
+                            + "ChatCompletionAccumulator.accumulate(), then chatCompletion(); the client's base URL is a "
+                            + "loopback server answering with the SSE bytes, so the SDK's own HTTP and SSE parsing run",
+                    Results.protocolNotes("openai-chat", capabilities, Map.of(
+                            "events", "ChatCompletionAccumulator emits no tool-call completion events; it only builds the final ChatCompletion",
+                            "flags", FLAGS_NOTE))),
+                    OpenAiJavaDriver::runChat);
+        } else if (mode.equals("responses")) {
+            List<String> capabilities = List.of("finish_detail", "refusal", "reasoning", "reasoning_signature", "annotations",
+                    "item_id", "custom_tools", "finish_reason", "usage", "error");
+            Driver.serve(new Driver.Description(Driver.adapterName("openai-java-responses"), "openai-java", version,
+                    List.of("openai-responses"), capabilities,
+                    "openai-java OpenAIOkHttpClient responses().createStreaming(), each event fed to "
+                            + "ResponseAccumulator.accumulate(), then response(); the client's base URL is a loopback "
+                            + "server answering with the SSE bytes, so the SDK's own HTTP and SSE parsing run",
+                    Results.protocolNotes("openai-responses", capabilities, Map.of(
+                            "events", "ResponseAccumulator emits no tool-call completion events; it only keeps the terminal Response",
+                            "flags", FLAGS_NOTE))),
+                    OpenAiJavaDriver::runResponses);
+        } else {
+            System.err.println("usage: driver.jar chat|responses");
+            System.exit(2);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> asTree(Object libraryObject) throws Exception {
+        return (Map<String, Object>) Json.parse(ObjectMappers.jsonMapper().writeValueAsString(libraryObject));
+    }
+
+    /** The provider's error object as the SDK parsed it into the exception (null when it could not). */
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> providerError(SseException e) throws Exception {
+        Object body = Json.parse(ObjectMappers.jsonMapper().writeValueAsString(e.body()));
+        if (!(body instanceof Map)) return null;
+        Map<String, Object> error = (Map<String, Object>) body;
+        Object type = error.get("type") != null ? error.get("type") : error.get("code");
+        Object message = error.get("message");
+        return Results.result(new ArrayList<>(), null,
+                Results.error(type == null ? null : String.valueOf(type), message == null ? null : String.valueOf(message)));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> runChat(Map<String, Object> request) throws Exception {
+        replay.serve((String) request.get("sse"));
+        ChatCompletionCreateParams params = ChatCompletionCreateParams.builder().model("gpt-4o")
+                .addUserMessage("deltacheck").build();
+        ChatCompletionAccumulator accumulator = ChatCompletionAccumulator.create();
+        try (StreamResponse<ChatCompletionChunk> stream = client.chat().completions().createStreaming(params)) {
+            stream.stream().forEach(accumulator::accumulate);
+        } catch (SseException e) {
+            Map<String, Object> result = providerError(e);
+            if (result != null) return result;
+            throw e;
+        }
+        ChatCompletion completion = accumulator.chatCompletion();
+        Map<String, Object> tree = asTree(completion);
+        List<Object> choices = new ArrayList<>();
+        for (Object choice : (List<Object>) tree.get("choices")) choices.add(OpenAiShapes.chatChoice((Map<String, Object>) choice));
+        choices.sort(Comparator.comparingLong(c -> (Long) ((Map<String, Object>) c).get("index")));
+        return Results.result(choices, tree.get("usage"), null);
+    }
+
+    private static Map<String, Object> runResponses(Map<String, Object> request) throws Exception {
+        replay.serve((String) request.get("sse"));
+        ResponseCreateParams params = ResponseCreateParams.builder().model("gpt-4o").input("deltacheck").build();
+        ResponseAccumulator accumulator = ResponseAccumulator.create();
+        try (StreamResponse<ResponseStreamEvent> stream = client.responses().createStreaming(params)) {
+            stream.stream().forEach(accumulator::accumulate);
+        } catch (SseException e) {
+            Map<String, Object> result = providerError(e);
+            if (result != null) return result;
+            throw e;
+        }
+        Response response = accumulator.response();
+        return OpenAiShapes.responseResult(asTree(response));
+    }
+}

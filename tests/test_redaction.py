@@ -1,0 +1,250 @@
+"""Redaction on import keeps what the corpus needs: equality structure, prefixes, fragment cut points,
+JSON validity of the arguments, and the assembled result (redacted)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from deltacheck.corpus import load_corpus
+from deltacheck.errors import AssemblyError
+from deltacheck.reference import assemble
+from deltacheck.redact import (ID_KEYS, MEANINGFUL_PREFIXES, Cipher, Redactor, redact_chunks,
+                               redact_json_text, rewrite_data, scrub_secrets, secret_locations)
+
+CORPUS = load_corpus(check_reference=False)
+seeds = st.integers(min_value=0, max_value=2**32)
+# Text with what makes cutting hard: quotes and backslashes (escaped in JSON), controls, accents (2-byte
+# UTF-8), CJK (3-byte) and emoji (4-byte, a surrogate pair when escaped).
+hard_text = st.text(alphabet=st.sampled_from(list('ab Z9"\\\n\t/é漢😀{}[]:,')) | st.characters(), max_size=30)
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**6, 10**6) | hard_text,
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(hard_text, children, max_size=4),
+    max_leaves=12)
+
+
+def _strings(value):
+    """(path, string) for every string value, keys left out (they are kept)."""
+    if isinstance(value, str):
+        yield (), value
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            for path, s in _strings(item):
+                yield (i, *path), s
+    elif isinstance(value, dict):
+        for k, item in value.items():
+            for path, s in _strings(item):
+                yield (k, *path), s
+
+
+def _shape(value):
+    """The value with every string replaced by its length: structure, keys, numbers and literals."""
+    if isinstance(value, str):
+        return ("str", len(value))
+    if isinstance(value, list):
+        return [_shape(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _shape(v) for k, v in value.items()}
+    return value
+
+
+# -- the cipher ----------------------------------------------------------------------------------
+
+
+@given(seeds, st.text(), st.text())
+def test_the_cipher_redacts_pieces_as_it_redacts_their_join(seed, a, b):
+    cipher = Cipher(seed)
+    assert cipher.text(a + b) == cipher.text(a) + cipher.text(b)
+    assert len(cipher.text(a)) == len(a)
+    assert [len(ch.encode("utf-8", "surrogatepass")) for ch in cipher.text(a)] == \
+           [len(ch.encode("utf-8", "surrogatepass")) for ch in a]
+
+
+@given(seeds, st.text(), st.text())
+def test_equal_values_get_equal_replacements_and_different_values_different_ones(seed, a, b):
+    cipher = Cipher(seed)
+    assert (cipher.text(a) == cipher.text(b)) == (a == b)
+    assert (cipher.identifier(a) == cipher.identifier(b)) == (a == b)
+
+
+@given(seeds, st.sampled_from(MEANINGFUL_PREFIXES), st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCXYZ0123456789", min_size=8))
+def test_meaningful_prefixes_are_kept_and_the_rest_is_replaced(seed, prefix, rest):
+    redacted = Cipher(seed).identifier(prefix + rest)
+    assert redacted.startswith(prefix)
+    assert redacted[len(prefix):] != rest  # no letter or digit maps to itself
+
+
+# -- tool-call arguments -------------------------------------------------------------------------
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow])
+@given(seeds, json_values, st.booleans(), st.data())
+def test_arguments_keep_structure_keys_and_every_cut_point(seed, value, ascii_only, data):
+    text = json.dumps(value, ensure_ascii=ascii_only)
+    cuts = sorted(data.draw(st.sets(st.integers(0, len(text)), max_size=6)))
+    fragments = [text[i:j] for i, j in zip([0, *cuts], [*cuts, len(text)])]
+    chunks = [{"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"tool_calls": [
+        {"index": 0, "function": {"arguments": fragment}}]}, "finish_reason": None}]} for fragment in fragments]
+    redacted = redact_chunks("openai-chat", chunks, Cipher(seed))
+    pieces = [c["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"] for c in redacted]
+    assert [len(p) for p in pieces] == [len(f) for f in fragments]  # cut at the same points, escapes included
+    joined = "".join(pieces)
+    parsed = json.loads(joined)  # still valid JSON
+    assert _shape(parsed) == _shape(value)  # same keys, structure, numbers; strings of the same length
+    for (path, before), (_, after) in zip(_strings(value), _strings(parsed)):
+        if re.search(r"[A-Za-z0-9]", before):
+            assert after != before, path
+
+
+@given(seeds, json_values, st.data())
+def test_arguments_cut_inside_an_escape_or_a_surrogate_pair_stay_cut_there(seed, value, data):
+    text = json.dumps(["é😀\"\\\n", value], ensure_ascii=True)
+    inside = [m.start() + k for m in re.finditer(r"\\u[0-9a-f]{4}|\\.", text) for k in range(1, len(m.group()))]
+    cut = data.draw(st.sampled_from(inside))
+    chunks = [{"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "toolu_1",
+                                                                          "name": "f", "input": {}}}]
+    chunks += [{"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": piece}}
+               for piece in (text[:cut], text[cut:])]
+    redacted = redact_chunks("anthropic-messages", chunks, Cipher(seed))
+    first, second = (c["delta"]["partial_json"] for c in redacted[1:])
+    assert (len(first), len(second)) == (cut, len(text) - cut)
+    assert first + second == redact_json_text(text, Cipher(seed).text)
+    element = json.loads(first + second)[0]
+    assert element[0] != "é" and element[1:] == "😀\"\\\n"  # the accent replaced; emoji and escapes kept
+
+
+# -- whole streams: equality structure and the assembled result ------------------------------------
+
+
+def _redact_result(protocol: str, result: dict, cipher: Cipher) -> dict:
+    """What a result becomes when every value in it is redacted as its chunks were."""
+    redactor = Redactor(cipher)
+    arguments = lambda text: redact_json_text(text, cipher.text)  # noqa: E731
+    choices = []
+    for choice in result["choices"]:
+        parts = []
+        for part in choice["parts"]:
+            part = dict(part)
+            kind = part["type"]
+            if kind in ("text", "refusal"):
+                part["text"] = cipher.text(part["text"])
+                if "annotations" in part:
+                    part["annotations"] = redactor.walk(part["annotations"], "annotations")
+            elif kind == "reasoning":
+                part.update(text=cipher.text(part["text"]), summary=[cipher.text(s) for s in part["summary"]],
+                            signature=None if part["signature"] is None else cipher.text(part["signature"]))
+            elif kind == "redacted_reasoning":
+                part["data"] = cipher.text(part["data"])
+            elif kind == "tool_call":
+                part.update(id=part["id"] and cipher.identifier(part["id"]),
+                            item_id=part["item_id"] and cipher.identifier(part["item_id"]),
+                            arguments=part["arguments"] if not isinstance(part["arguments"], str)
+                            else cipher.text(part["arguments"]) if part["kind"] == "custom"  # free text, not JSON
+                            else arguments(part["arguments"]))
+            elif kind == "server_tool_result":
+                part.update(tool_use_id=part["tool_use_id"] and cipher.identifier(part["tool_use_id"]),
+                            content=redactor.walk(part["content"], "content"))
+            parts.append(part)
+        detail = choice["finish_detail"]
+        if protocol == "anthropic-messages" and isinstance(detail, str):
+            detail = cipher.text(detail)
+        choices.append({**choice, "parts": parts, "finish_detail": detail})
+    error = result["error"]
+    if error is not None:
+        error = {**error, "message": error["message"] if error.get("message") is None else cipher.text(error["message"])}
+    usage = None if result["usage"] is None else redactor.walk(result["usage"], "usage")
+    return {"choices": choices, "usage": usage, "error": error}
+
+
+@settings(max_examples=3, deadline=None)
+@given(seed=seeds)
+@pytest.mark.parametrize("fixture", CORPUS.fixtures, ids=lambda f: f.id)
+def test_a_stream_assembles_after_redaction_to_its_result_redacted(fixture, seed):
+    cipher = Cipher(seed)
+    redacted = redact_chunks(fixture.protocol, json.loads(json.dumps(fixture.chunks)), cipher)
+    if fixture.expected is None:  # a stream the reference rejects is rejected after redaction too
+        with pytest.raises(AssemblyError):
+            assemble(fixture.protocol, redacted)
+        return
+    assembled = {k: v for k, v in assemble(fixture.protocol, redacted).result.items() if k != "events"}
+    assert assembled == _redact_result(fixture.protocol, fixture.expected, cipher)
+
+
+@given(seeds, st.lists(st.sampled_from(["call_Ab12", "call_Zz99", "toolu_01Xy", "fc_77", "msg_q"]), min_size=2, max_size=6))
+def test_ids_across_a_stream_keep_their_equality_structure(seed, ids):
+    chunks = [{"type": "response.output_item.added", "sequence_number": n,
+               "item": {"type": "function_call", "id": fid, "call_id": fid, "name": "f", "arguments": ""}}
+              for n, fid in enumerate(ids)]
+    redacted = [c["item"]["id"] for c in redact_chunks("openai-responses", chunks, Cipher(seed))]
+    for (a, ra) in zip(ids, redacted):
+        for (b, rb) in zip(ids, redacted):
+            assert (a == b) == (ra == rb)
+        assert ra != a and ra.startswith(next(p for p in MEANINGFUL_PREFIXES if a.startswith(p)))
+
+
+def test_free_text_model_and_fingerprint_are_replaced_and_keep_text_keeps_only_text():
+    chunk = {"id": "chatcmpl-Q1w2", "object": "chat.completion.chunk", "model": "gpt-4o-2024-08-06",
+             "system_fingerprint": "fp_cbf1785567",
+             "choices": [{"index": 0, "delta": {"role": "assistant", "content": "Alice lives in Paris"},
+                          "finish_reason": "stop"}]}
+    redacted, = redact_chunks("openai-chat", [chunk], Cipher(7))
+    assert redacted["id"].startswith("chatcmpl-") and redacted["id"] != chunk["id"]
+    assert redacted["model"] != chunk["model"] and redacted["system_fingerprint"].startswith("fp_")
+    assert redacted["system_fingerprint"] != chunk["system_fingerprint"]
+    assert "Alice" not in json.dumps(redacted) and "Paris" not in json.dumps(redacted)
+    assert redacted["object"] == "chat.completion.chunk" and redacted["choices"][0]["finish_reason"] == "stop"
+    kept, = redact_chunks("openai-chat", [chunk], Cipher(7), keep_text=True)
+    assert kept["choices"][0]["delta"]["content"] == "Alice lives in Paris"
+    assert kept["id"] != chunk["id"] and kept["model"] != chunk["model"]
+    assert set(ID_KEYS) >= {"id", "call_id", "item_id", "tool_use_id", "system_fingerprint"}
+
+
+@pytest.mark.parametrize("secret", ["sk-proj-" + "a1B2" * 10, "Bearer eyJhbGciOiJIUzI1NiJ9.abc", "sk-ant-api03-" + "x9" * 20])
+@pytest.mark.parametrize("keep_text", [False, True])
+def test_api_keys_and_bearer_tokens_are_never_written(secret, keep_text):
+    chunk = {"object": "chat.completion.chunk",
+             "choices": [{"index": 0, "delta": {"content": f"the key is {secret} ok"}, "finish_reason": None}]}
+    redacted, = redact_chunks("openai-chat", [chunk], Cipher(3), keep_text=keep_text)
+    assert secret not in json.dumps(redacted)
+    assert not secret_locations(redacted)
+    assert scrub_secrets(secret) == "X" * len(secret)
+
+
+@given(seeds, json_values)
+def test_raw_event_data_is_rewritten_in_place_with_its_layout(seed, value):
+    chunk = {"type": "response.output_text.delta", "sequence_number": 1, "delta": "hi there", "extra": value}
+    raw = json.dumps(chunk, indent=1)  # a layout the harness would not render
+    redacted, = redact_chunks("openai-responses", [chunk], Cipher(seed))
+    rewritten = rewrite_data(raw, chunk, redacted)
+    assert json.loads(rewritten) == redacted
+    assert re.sub(r'"(?:[^"\\]|\\.)*"', '""', rewritten) == re.sub(r'"(?:[^"\\]|\\.)*"', '""', raw)
+
+
+def test_hyphenated_prose_is_not_taken_for_an_api_key():
+    prose = "a disk-encryption-key-rotation-schedule and a task-management-system-overview"
+    assert scrub_secrets(prose) == prose and not secret_locations({"text": prose})
+
+
+@given(seeds, st.text(alphabet=st.characters(min_codepoint=0xC0, max_codepoint=0xD7FF), min_size=1))
+def test_no_letter_digit_or_non_ascii_character_stays_itself(seed, text):
+    cipher = Cipher(seed)
+    assert all(a != b for a, b in zip(cipher.text(text), text))
+    assert all(chr(cipher.char(ord(c))) != c for c in "azAZ09")
+
+
+@given(seeds, json_values, st.data())
+def test_arguments_re_sent_whole_on_every_fragment_stay_prefixes_of_each_other(seed, value, data):
+    text = json.dumps({"q": value, "path": "src/main.rs"})
+    cuts = sorted(data.draw(st.sets(st.integers(1, len(text)), min_size=1, max_size=5)) | {len(text)})
+    chunks = [{"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"tool_calls": [
+        {"index": 0, "function": {"arguments": text[:cut]}}]}, "finish_reason": None}]} for cut in cuts]
+    redacted = redact_chunks("openai-chat", chunks, Cipher(seed))
+    snapshots = [c["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"] for c in redacted]
+    whole = redact_json_text(text, Cipher(seed).text)
+    assert snapshots[-1] == whole and _shape(json.loads(whole)) == _shape(json.loads(text))
+    for snapshot, cut in zip(snapshots, cuts):  # each re-sent snapshot is the whole one cut where it was
+        assert len(snapshot) == cut and (whole.startswith(snapshot) or re.search(r"\\u[0-9a-fA-F]{0,3}$", snapshot))

@@ -1,0 +1,59 @@
+"""REPORT.md's seed section: each seed report's mutant, the fixtures that catch it, and the real code's verdicts."""
+
+from __future__ import annotations
+
+from deltacheck.adequacy_report import render_seeds
+
+MUTATION_HEADER = {"mutants": [
+    {"name": "drops-reasoning", "bug": "reasoning deltas dropped", "models": None},
+    {"name": "spring-ai-2.0.0-chunkmerger", "bug": "one tool call per chunk asserted",
+     "models": "Spring AI 2.0.0 OpenAiChatModel.ChunkMerger (seed 002)"},
+    {"name": "weave-router-responses-writer", "bug": "calls at non-contiguous indices dropped",
+     "models": "weave-os/router translate/responses.go assembleOutput (seed 001)"},
+]}
+MUTATION_RECORDS = [
+    {"mutant": "drops-reasoning", "fixture": "DC-AAAA", "killed": True},
+    {"mutant": "spring-ai-2.0.0-chunkmerger", "fixture": "DC-V4ZD", "killed": True},
+    {"mutant": "spring-ai-2.0.0-chunkmerger", "fixture": "DC-W331", "killed": True},
+    {"mutant": "spring-ai-2.0.0-chunkmerger", "fixture": "DC-AAAA", "killed": False},
+    {"mutant": "weave-router-responses-writer", "fixture": "DC-8499", "killed": True},
+]
+
+
+def spring(name: str, version: str, verdicts: dict[str, str]):
+    return ({"name": name, "library": "spring-ai-openai", "version": version},
+            [{"fixture": fixture, "verdict": verdict} for fixture, verdict in verdicts.items()])
+
+
+def test_each_seed_shows_its_mutant_its_fixtures_and_every_scored_version_side_by_side():
+    runs = [spring("spring-ai-openai-chat", "2.0.1", {"DC-V4ZD": "pass", "DC-W331": "pass", "DC-AAAA": "pass"}),
+            spring("spring-ai-openai-chat@2.0.0", "2.0.0", {"DC-V4ZD": "error", "DC-W331": "fail"}),
+            ({"name": "openai-java-chat", "library": "openai-java", "version": "4.105.0"},
+             [{"fixture": "DC-V4ZD", "verdict": "pass"}])]
+    text = "\n".join(render_seeds(runs, MUTATION_HEADER, MUTATION_RECORDS))
+    assert text.startswith("## Seed reports and the real code\n")
+    assert "drops-reasoning" not in text  # a mutant that models no seed report has no place here
+    spring_part = text[text.index("### Spring AI 2.0.0"):]
+    assert "- mutant: `spring-ai-2.0.0-chunkmerger` (one tool call per chunk asserted)" in spring_part
+    assert "- fixtures that catch it: DC-V4ZD, DC-W331\n" in spring_part  # not DC-AAAA: it does not catch it
+    assert ("| fixture | spring-ai-openai-chat (2.0.1) | spring-ai-openai-chat@2.0.0 (2.0.0) |\n|---|---|---|\n"
+            "| DC-V4ZD | pass | **ERROR** |\n| DC-W331 | pass | **FAIL** |") in spring_part
+    assert "openai-java" not in text  # another library is not the seed's system
+
+
+def test_a_seed_system_that_cannot_be_built_says_so_and_keeps_its_mutant():
+    text = "\n".join(render_seeds([], MUTATION_HEADER, MUTATION_RECORDS))
+    router = text[text.index("### weave-os/router"):]
+    assert "- mutant: `weave-router-responses-writer`" in router
+    assert "- fixtures that catch it: DC-8499" in router
+    assert "- real implementation: none scored: weave-os/router is a Go application whose module path the Go module " \
+           "proxy does not serve" in router
+    assert "| fixture |" not in router
+    # A buildable system whose adapters are not in the results is said to be missing, not silently dropped.
+    assert "### Spring AI 2.0.0 OpenAiChatModel.ChunkMerger (seed 002)\n\n- mutant:" in text
+    assert "- real implementation: not in these results" in text
+
+
+def test_no_seed_mutant_means_no_section():
+    header = {"mutants": [MUTATION_HEADER["mutants"][0]]}
+    assert render_seeds([], header, MUTATION_RECORDS[:1]) == []
