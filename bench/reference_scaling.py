@@ -2,7 +2,7 @@
 
     python bench/reference_scaling.py [--sizes 100,1000,10000,100000] [--rounds N]
 
-For each protocol and shape (a text answer, one tool call, four interleaved calls; see
+For each protocol and the shapes it streams (a text answer, one tool call, four calls; see
 deltacheck.long_streams) the script generates streams of N fragments of 4 characters, assembles each with
 `deltacheck.reference.assemble`, checks the result against the expected one (a wrong result stops
 the bench), and prints the best time of N rounds per size (garbage collector off, as timeit does),
@@ -23,7 +23,7 @@ import sys
 import time
 from typing import Any, Callable
 
-from deltacheck.long_streams import PROTOCOLS, SHAPES, Scenario
+from deltacheck.long_streams import PROTOCOL_SHAPES, PROTOCOLS, Scenario
 
 from deltacheck.reference import assemble
 
@@ -106,7 +106,7 @@ def main() -> int:
     print(f"{'scenario':<32}{header}   exponent   minimal@{largest:,}  ratio  minimal exponent")
     failures = []
     for protocol in PROTOCOLS:
-        for shape in SHAPES:
+        for shape in PROTOCOL_SHAPES[protocol]:
             times, minimal_times = [], []
             for size in sizes:
                 scenario = Scenario(protocol, shape, size)

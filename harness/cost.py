@@ -38,13 +38,13 @@ MIN_TIMED_SECONDS = 0.2  # a short stream is timed again (best kept) until this 
 MAX_ROUNDS = 3
 
 # Causes of super-linear growth found by profiling the libraries, by adapter name prefix and shape.
-TOOL_SHAPES = ("tool", "tools4")
+TOOL_SHAPES = ("tool", "tools4", "tools4-interleaved")
 KNOWN_CAUSES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("langchain-openai", TOOL_SHAPES, "langchain-core's `chunk + chunk` re-parses the accumulated arguments "
                                       "with a partial-JSON parser on every fragment"),
     ("langchain-anthropic", TOOL_SHAPES, "langchain-core's `chunk + chunk` re-parses the accumulated tool input "
                                          "with a partial-JSON parser on every fragment"),
-    ("openai-node-chat", ("tools4",), "with interleaved calls openai-node emits an arguments-done event on every "
+    ("openai-node-chat", ("tools4-interleaved",), "with interleaved calls openai-node emits an arguments-done event on every "
                                       "switch between calls"),
     ("anthropic-python", TOOL_SHAPES, "anthropic-python re-parses its JSON buffer on every input_json_delta"),
 )

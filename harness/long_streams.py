@@ -2,18 +2,23 @@
 
 The cost axis (corpus/scenarios, `deltacheck cost`) and the reference's benchmarks and complexity
 test build their streams here. A scenario is (protocol, shape, number of fragments, fragment size).
-The shapes:
+The shapes, each one a provider or gateway really sends:
 
 - `text`: one text answer;
 - `tool`: one tool call whose arguments are a JSON object with one long string value;
-- `tools4`: four tool calls whose argument fragments are interleaved one by one.
+- `tools4`: four tool calls, one after another (Anthropic streams one content block at a time,
+  start, deltas, stop; OpenAI's Responses API one output item at a time; OpenAI's Chat Completions
+  one call's fragments after the other);
+- `tools4-interleaved`: four Chat Completions tool calls whose argument fragments alternate one by
+  one, as gateways and some providers send parallel calls (the corpus's interleaved-calls
+  fixtures). Only Chat Completions: no Anthropic or Responses stream is documented to interleave.
 
 Everything is deterministic (a seeded generator). The expected result is built independently of
 any assembler: the text and each call's arguments are the joined fragments the stream carries, the
 finish reason and usage are the values the generator put on the wire (CONTRACT.md 3). The streams
-have the shape real servers send: a Responses stream ends with its `.done` events and a terminal
-response carrying the full output, a Chat stream with a usage chunk, an Anthropic one with
-`message_delta` usage.
+have the shape real servers send: a Responses stream carries complete `Response` objects in its
+lifecycle events and ends with its `.done` events and a terminal response carrying the full
+output, a Chat stream ends with a usage chunk, an Anthropic one with `message_delta` usage.
 """
 
 from __future__ import annotations
@@ -22,7 +27,12 @@ import random
 from typing import Any
 
 PROTOCOLS = ("openai-chat", "openai-responses", "anthropic-messages")
-SHAPES = ("text", "tool", "tools4")
+SHAPES = ("text", "tool", "tools4", "tools4-interleaved")
+INTERLEAVED = "tools4-interleaved"
+CALLS = {"text": 0, "tool": 1, "tools4": 4, INTERLEAVED: 4}
+# The shapes each protocol really streams (see the module docstring).
+PROTOCOL_SHAPES = {"openai-chat": SHAPES, "openai-responses": ("text", "tool", "tools4"),
+                   "anthropic-messages": ("text", "tool", "tools4")}
 # Plain letters and spaces, plus JSON escapes inside the arguments' string (a cut may fall inside one).
 _WORDS = ("alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta")
 _ESCAPES = ("\\n", "\\\"", "\\\\", "\\u00e9")
@@ -56,11 +66,13 @@ class Scenario:
     def __init__(self, protocol: str, shape: str, count: int, size: int = 4, seed: int = 13) -> None:
         if protocol not in PROTOCOLS or shape not in SHAPES:
             raise ValueError(f"unknown scenario {protocol}/{shape}")
+        if shape not in PROTOCOL_SHAPES[protocol]:
+            raise ValueError(f"{protocol} streams do not have the shape {shape}: {unreal_shape(protocol, shape)}")
         if count < 1 or size < 1:
             raise ValueError(f"a scenario needs at least one fragment of at least one character, not {count} x {size}")
         self.protocol, self.shape, self.count, self.size = protocol, shape, count, size
         rng = random.Random(f"{seed}:{protocol}:{shape}:{count}:{size}")
-        calls = {"text": 0, "tool": 1, "tools4": 4}[shape]
+        calls = CALLS[shape]
         if calls == 0:
             self.text = _body(rng, count * size, escapes=False)
             self.calls: list[dict[str, Any]] = []
@@ -72,12 +84,14 @@ class Scenario:
             self.calls = [{"id": f"call_{i}", "item_id": f"fc_{i}", "name": f"write_file_{i}",
                            "arguments": arguments_text(rng, share * size)} for i in range(calls)]
             per_call = [fragments(call["arguments"], size) for call in self.calls]
-        # Round-robin over the calls: with four calls every fragment switches to another call.
-        self.order: list[tuple[int, str]] = []
-        for position in range(max(len(p) for p in per_call)):
-            for which, pieces in enumerate(per_call):
-                if position < len(pieces):
-                    self.order.append((which, pieces[position]))
+        self.order: list[tuple[int, str]] = []  # (call, fragment) in stream order
+        if shape == INTERLEAVED:  # round-robin: every fragment switches to another call
+            for position in range(max(len(p) for p in per_call)):
+                for which, pieces in enumerate(per_call):
+                    if position < len(pieces):
+                        self.order.append((which, pieces[position]))
+        else:
+            self.order = [(which, piece) for which, pieces in enumerate(per_call) for piece in pieces]
         # (choice, position of the call among the parts) -> index of the chunk with its last fragment
         self.last_fragment: dict[tuple[int, int], int] = {}
         self.chunks = _BUILDERS[protocol](self)
@@ -144,16 +158,23 @@ def _usage(protocol: str, count: int) -> dict[str, Any]:
     """The usage the stream carries (one output token per fragment), in the protocol's own keys."""
     if protocol == "openai-chat":
         return {"prompt_tokens": INPUT_TOKENS, "completion_tokens": count, "total_tokens": INPUT_TOKENS + count}
-    if protocol == "openai-responses":
-        return {"input_tokens": INPUT_TOKENS, "output_tokens": count, "total_tokens": INPUT_TOKENS + count}
+    if protocol == "openai-responses":  # ResponseUsage: its details are required fields
+        return {"input_tokens": INPUT_TOKENS, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": count,
+                "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": INPUT_TOKENS + count}
     return {"input_tokens": INPUT_TOKENS, "output_tokens": count}
 
 
-def _note_last_fragments(s: Scenario, first_fragment_chunk: int) -> None:
-    """Fragments are one per chunk, in `s.order`, from chunk `first_fragment_chunk` on."""
-    for offset, (which, _) in enumerate(s.order):
-        if s.calls:
-            s.last_fragment[(0, which)] = first_fragment_chunk + offset
+def unreal_shape(protocol: str, shape: str) -> str:
+    """Why a protocol does not stream a shape (only the interleaved one is limited)."""
+    return (f"only {', '.join(p for p, shapes in PROTOCOL_SHAPES.items() if shape in shapes)} interleave the fragments "
+            f"of parallel calls; {protocol} streams one call after another (use tools4)")
+
+
+def _fragment(s: Scenario, chunks: list[dict[str, Any]], which: int, chunk: dict[str, Any]) -> None:
+    """Append the chunk that carries one fragment of call `which`, noting it as that call's last so far."""
+    if s.calls:
+        s.last_fragment[(0, which)] = len(chunks)
+    chunks.append(chunk)
 
 
 def _chat(s: Scenario) -> list[dict[str, Any]]:
@@ -161,16 +182,22 @@ def _chat(s: Scenario) -> list[dict[str, Any]]:
         return {"id": "chatcmpl-long", "object": "chat.completion.chunk", "created": 0, "model": "m",
                 "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
 
-    chunks = [chunk({"role": "assistant", "content": ""})]
-    for i, call in enumerate(s.calls):
-        chunks.append(chunk({"tool_calls": [{"index": i, "id": call["id"], "type": "function",
-                                             "function": {"name": call["name"], "arguments": ""}}]}))
-    _note_last_fragments(s, len(chunks))
+    def call_start(i: int) -> dict[str, Any]:
+        return chunk({"tool_calls": [{"index": i, "id": s.calls[i]["id"], "type": "function",
+                                      "function": {"name": s.calls[i]["name"], "arguments": ""}}]})
+
+    chunks = [chunk({"role": "assistant", "content": None if s.calls else ""})]
+    if s.shape == INTERLEAVED:  # every call opened first, then their fragments alternate
+        chunks += [call_start(i) for i in range(len(s.calls))]
+    started = set(range(len(s.calls))) if s.shape == INTERLEAVED else set()
     for which, piece in s.order:
-        if s.calls:
-            chunks.append(chunk({"tool_calls": [{"index": which, "function": {"arguments": piece}}]}))
-        else:
+        if not s.calls:
             chunks.append(chunk({"content": piece}))
+            continue
+        if which not in started:  # one call after another: each opens when its fragments begin
+            started.add(which)
+            chunks.append(call_start(which))
+        _fragment(s, chunks, which, chunk({"tool_calls": [{"index": which, "function": {"arguments": piece}}]}))
     chunks.append(chunk({}, _FINISH[s.protocol][bool(s.calls)]))
     # As with stream_options.include_usage: a last chunk with no choices and the usage.
     chunks.append({"id": "chatcmpl-long", "object": "chat.completion.chunk", "created": 0, "model": "m", "choices": [],
@@ -178,41 +205,45 @@ def _chat(s: Scenario) -> list[dict[str, Any]]:
     return chunks
 
 
+def _response(status: str, output: list[dict[str, Any]], usage: dict[str, Any] | None) -> dict[str, Any]:
+    """A complete `Response` object, with the fields OpenAI always sends (the corpus's Responses fixtures)."""
+    return {"id": "resp_long", "object": "response", "created_at": 0, "status": status, "error": None,
+            "incomplete_details": None, "instructions": None, "model": "m", "output": output,
+            "parallel_tool_calls": True, "temperature": 1, "text": {"format": {"type": "text"}}, "tool_choice": "auto",
+            "tools": [], "top_p": 1, "usage": usage, "metadata": {}}
+
+
 def _responses(s: Scenario) -> list[dict[str, Any]]:
-    response = {"id": "resp_long", "object": "response", "created_at": 0, "model": "m", "status": "in_progress",
-                "error": None, "incomplete_details": None, "output": [], "usage": None}
-    chunks: list[dict[str, Any]] = [{"type": "response.created", "response": response}]
+    chunks: list[dict[str, Any]] = [{"type": "response.created", "response": _response("in_progress", [], None)},
+                                    {"type": "response.in_progress", "response": _response("in_progress", [], None)}]
     if not s.calls:
-        message = {"type": "message", "id": "msg_0", "status": "in_progress", "role": "assistant", "content": []}
-        part = {"type": "output_text", "text": "", "annotations": []}
-        chunks += [
-            {"type": "response.output_item.added", "output_index": 0, "item": message},
-            {"type": "response.content_part.added", "output_index": 0, "content_index": 0, "item_id": "msg_0", "part": part},
-        ]
-        chunks += [{"type": "response.output_text.delta", "output_index": 0, "content_index": 0, "item_id": "msg_0",
-                    "delta": piece} for _, piece in s.order]
+        message = {"id": "msg_0", "type": "message", "status": "in_progress", "content": [], "role": "assistant"}
+        part = {"type": "output_text", "annotations": [], "logprobs": [], "text": ""}
+        where = {"item_id": "msg_0", "output_index": 0, "content_index": 0}
+        chunks += [{"type": "response.output_item.added", "output_index": 0, "item": message},
+                   {"type": "response.content_part.added", **where, "part": part}]
+        chunks += [{"type": "response.output_text.delta", **where, "delta": piece, "logprobs": []} for _, piece in s.order]
         done_part = {**part, "text": s.text}
         output = [{**message, "status": "completed", "content": [done_part]}]
-        chunks += [
-            {"type": "response.output_text.done", "output_index": 0, "content_index": 0, "item_id": "msg_0", "text": s.text},
-            {"type": "response.content_part.done", "output_index": 0, "content_index": 0, "item_id": "msg_0", "part": done_part},
-            {"type": "response.output_item.done", "output_index": 0, "item": output[0]},
-        ]
+        chunks += [{"type": "response.output_text.done", **where, "text": s.text, "logprobs": []},
+                   {"type": "response.content_part.done", **where, "part": done_part},
+                   {"type": "response.output_item.done", "output_index": 0, "item": output[0]}]
     else:
-        items = [{"type": "function_call", "id": call["item_id"], "call_id": call["id"], "name": call["name"],
-                  "arguments": "", "status": "in_progress"} for call in s.calls]
-        chunks += [{"type": "response.output_item.added", "output_index": i, "item": item} for i, item in enumerate(items)]
-        _note_last_fragments(s, len(chunks))
-        chunks += [{"type": "response.function_call_arguments.delta", "output_index": which,
-                    "item_id": s.calls[which]["item_id"], "delta": piece} for which, piece in s.order]
-        output = [{**item, "arguments": call["arguments"], "status": "completed"} for item, call in zip(items, s.calls)]
-        for i, (item, call) in enumerate(zip(output, s.calls)):
-            chunks += [{"type": "response.function_call_arguments.done", "output_index": i, "item_id": call["item_id"],
+        output = []
+        for which, call in enumerate(s.calls):  # one output item after another, as the API streams them
+            item = {"id": call["item_id"], "type": "function_call", "status": "in_progress", "arguments": "",
+                    "call_id": call["id"], "name": call["name"]}
+            chunks.append({"type": "response.output_item.added", "output_index": which, "item": item})
+            for _, piece in (entry for entry in s.order if entry[0] == which):
+                _fragment(s, chunks, which, {"type": "response.function_call_arguments.delta", "item_id": call["item_id"],
+                                             "output_index": which, "delta": piece})
+            done = {**item, "status": "completed", "arguments": call["arguments"]}
+            output.append(done)
+            chunks += [{"type": "response.function_call_arguments.done", "item_id": call["item_id"], "output_index": which,
                         "arguments": call["arguments"]},
-                       {"type": "response.output_item.done", "output_index": i, "item": item}]
-    chunks.append({"type": "response.completed", "response": {**response, "status": "completed", "output": output,
-                                                              "usage": _usage(s.protocol, s.count)}})
-    return [{**chunk, "sequence_number": number} for number, chunk in enumerate(chunks)]
+                       {"type": "response.output_item.done", "output_index": which, "item": done}]
+    chunks.append({"type": "response.completed", "response": _response("completed", output, _usage(s.protocol, s.count))})
+    return [{"type": chunk["type"], "sequence_number": number, **chunk} for number, chunk in enumerate(chunks)]
 
 
 def _anthropic(s: Scenario) -> list[dict[str, Any]]:
@@ -223,15 +254,15 @@ def _anthropic(s: Scenario) -> list[dict[str, Any]]:
         chunks.append({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}})
         chunks += [{"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": piece}}
                    for _, piece in s.order]
-        blocks = 1
+        chunks.append({"type": "content_block_stop", "index": 0})
     else:
-        chunks += [{"type": "content_block_start", "index": i, "content_block": {
-            "type": "tool_use", "id": call["id"], "name": call["name"], "input": {}}} for i, call in enumerate(s.calls)]
-        _note_last_fragments(s, len(chunks))
-        chunks += [{"type": "content_block_delta", "index": which, "delta": {"type": "input_json_delta", "partial_json": piece}}
-                   for which, piece in s.order]
-        blocks = len(s.calls)
-    chunks += [{"type": "content_block_stop", "index": i} for i in range(blocks)]
+        for which, call in enumerate(s.calls):  # one content block after another: start, deltas, stop
+            chunks.append({"type": "content_block_start", "index": which, "content_block": {
+                "type": "tool_use", "id": call["id"], "name": call["name"], "input": {}}})
+            for _, piece in (entry for entry in s.order if entry[0] == which):
+                _fragment(s, chunks, which, {"type": "content_block_delta", "index": which,
+                                             "delta": {"type": "input_json_delta", "partial_json": piece}})
+            chunks.append({"type": "content_block_stop", "index": which})
     chunks.append({"type": "message_delta", "delta": {"stop_reason": _FINISH[s.protocol][bool(s.calls)], "stop_sequence": None},
                    "usage": {"output_tokens": s.count}})
     chunks.append({"type": "message_stop"})

@@ -17,7 +17,7 @@ from pathlib import Path
 import jsonschema
 
 from deltacheck.errors import FixtureProblem
-from deltacheck.long_streams import Scenario
+from deltacheck.long_streams import PROTOCOL_SHAPES, Scenario, unreal_shape
 from deltacheck.model import AssemblyRequest, Fixture
 from deltacheck.reference import ReferenceOutcome
 
@@ -108,6 +108,8 @@ def _check_spec(path: Path, rel: str, validator: jsonschema.Validator) -> tuple[
     found = []
     if path.stem != data["id"]:  # which also keeps ids unique
         found.append(FixtureProblem(rel, sid, "/id", f"the file of scenario {data['id']!r} is named {data['id']}.json"))
+    if data["shape"] not in PROTOCOL_SHAPES[data["protocol"]]:
+        found.append(FixtureProblem(rel, sid, "/shape", unreal_shape(data["protocol"], data["shape"])))
     sizes = data["sizes"]
     if any(b <= a for a, b in zip(sizes, sizes[1:])):
         found.append(FixtureProblem(rel, sid, "/sizes", f"sizes must increase strictly, not {sizes}"))

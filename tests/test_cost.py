@@ -19,7 +19,7 @@ from deltacheck.corpus import DEFAULT_CORPUS, fast_result_check, result_validato
 from deltacheck.cost import (Implementation, Point, fitted_exponent, known_cause, measure_scenario, size_over,
                              stop_reason, time_at)
 from deltacheck.cost_report import BEGIN, END, differences, render_cost, render_cost_html, split_cost, with_cost_html
-from deltacheck.long_streams import PROTOCOLS, SHAPES, Scenario
+from deltacheck.long_streams import PROTOCOL_SHAPES, PROTOCOLS, Scenario
 from deltacheck.reference import assemble
 from deltacheck.report import render_report
 from deltacheck.scenarios import ScenarioSpec, load_scenarios
@@ -27,6 +27,7 @@ from deltacheck.verdict import Returned, judge
 from tests.corpus_builder import TEXT_FIXTURE, make_corpus
 
 VALIDATOR = result_validator(DEFAULT_CORPUS)
+STREAMED = [(protocol, shape) for protocol in PROTOCOLS for shape in PROTOCOL_SHAPES[protocol]]
 FAST_CHECK = fast_result_check(DEFAULT_CORPUS)
 
 
@@ -40,7 +41,9 @@ def spec(protocol="openai-chat", shape="tool", sizes=(100, 300), scenario_id="ch
 def test_the_bundled_scenarios_cover_every_protocol_and_shape_and_lint_clean():
     specs, problems = load_scenarios(DEFAULT_CORPUS)
     assert [str(p) for p in problems] == []
-    assert {(s.protocol, s.shape) for s in specs} == {(p, s) for p in PROTOCOLS for s in SHAPES}
+    four_calls = {"openai-chat": "tools4-interleaved", "openai-responses": "tools4", "anthropic-messages": "tools4"}
+    assert {(s.protocol, s.shape) for s in specs} == {(p, shape) for p in PROTOCOLS
+                                                      for shape in ("text", "tool", four_calls[p])}
     assert all(10_000 in s.sizes for s in specs)  # the report quotes times at 10k fragments
 
 
@@ -63,6 +66,10 @@ GOOD = {"id": "chat-tool", "title": "one long tool call", "protocol": "openai-ch
     ("chat-tool.json", {**GOOD, "sizes": [1000, 1000]}, "/sizes", "must increase strictly"),
     ("chat-tool.json", {**GOOD, "chunks": []}, "/", "Additional properties"),
     ("other-name.json", GOOD, "/id", "is named chat-tool.json"),
+    ("chat-tool.json", {**GOOD, "protocol": "anthropic-messages", "shape": "tools4-interleaved"}, "/shape",
+     "anthropic-messages streams one call after another"),
+    ("chat-tool.json", {**GOOD, "protocol": "openai-responses", "shape": "tools4-interleaved"}, "/shape",
+     "openai-responses streams one call after another"),
 ])
 def test_a_bad_spec_is_one_problem_naming_its_file(tmp_path, name, content, field, message):
     root = scenario_corpus(tmp_path, {name: content})
@@ -84,8 +91,7 @@ def test_lint_prints_a_bad_spec_as_one_line_and_fails(tmp_path):
 # -- generation ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("shape", SHAPES)
-@pytest.mark.parametrize("protocol", PROTOCOLS)
+@pytest.mark.parametrize("protocol, shape", STREAMED)
 def test_generation_is_deterministic_and_the_seed_matters(protocol, shape):
     first, again = Scenario(protocol, shape, 500), Scenario(protocol, shape, 500)
     assert json.dumps(first.chunks) == json.dumps(again.chunks)
@@ -93,8 +99,7 @@ def test_generation_is_deterministic_and_the_seed_matters(protocol, shape):
     assert json.dumps(Scenario(protocol, shape, 500, seed=14).chunks) != json.dumps(first.chunks)
 
 
-@pytest.mark.parametrize("shape", SHAPES)
-@pytest.mark.parametrize("protocol", PROTOCOLS)
+@pytest.mark.parametrize("protocol, shape", STREAMED)
 def test_a_stream_has_n_fragments_of_the_given_size_in_its_protocol_s_chunk_shape(protocol, shape):
     scenario = Scenario(protocol, shape, 400, size=5)
     assert scenario.fragment_count == 400
@@ -102,6 +107,64 @@ def test_a_stream_has_n_fragments_of_the_given_size_in_its_protocol_s_chunk_shap
     schema = json.loads((DEFAULT_CORPUS / "schema" / "chunks.schema.json").read_text())
     validator = jsonschema.Draft202012Validator({"$ref": f"#/$defs/{protocol}", "$defs": schema["$defs"]})
     assert [e.message for chunk in scenario.chunks for e in validator.iter_errors(chunk)] == []
+
+
+@pytest.mark.parametrize("protocol", ["openai-responses", "anthropic-messages"])
+def test_only_chat_completions_streams_interleave_parallel_calls(protocol):
+    with pytest.raises(ValueError, match="one call after another"):
+        Scenario(protocol, "tools4-interleaved", 100)
+
+
+def call_of(protocol: str, chunk: dict) -> int | None:
+    """Which call a chunk belongs to (its block, output item or tool-call index), None for the others."""
+    if protocol == "anthropic-messages":
+        return chunk.get("index") if chunk["type"].startswith("content_block") else None
+    if protocol == "openai-responses":
+        return chunk.get("output_index")
+    calls = [c for choice in chunk.get("choices", []) for c in choice["delta"].get("tool_calls", [])]
+    return calls[0]["index"] if calls else None
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_four_calls_stream_one_after_another(protocol):
+    scenario = Scenario(protocol, "tools4", 200)
+    calls = [c for c in (call_of(protocol, chunk) for chunk in scenario.chunks) if c is not None]
+    assert calls == sorted(calls) and set(calls) == {0, 1, 2, 3}  # no call's chunks come back after the next began
+    if protocol == "anthropic-messages":  # each block is started, fed and stopped before the next starts
+        kinds = [chunk["type"] for chunk in scenario.chunks if chunk["type"] != "content_block_delta"]
+        assert kinds == ["message_start", *["content_block_start", "content_block_stop"] * 4, "message_delta",
+                         "message_stop"]
+
+
+def test_interleaved_chat_calls_alternate_on_every_fragment():
+    scenario = Scenario("openai-chat", "tools4-interleaved", 200)
+    calls = [c for c in (call_of("openai-chat", chunk) for chunk in scenario.chunks) if c is not None]
+    assert calls[:4] == [0, 1, 2, 3]  # each opened with its id and name first
+    assert all(a != b for a, b in zip(calls[4:], calls[5:]))
+
+
+@pytest.mark.parametrize("protocol, shape", [p for p in STREAMED if p[1] != "text"])
+def test_each_call_s_last_fragment_is_where_the_generator_says(protocol, shape):
+    scenario = Scenario(protocol, shape, 120)
+    for (_, which), position in scenario.last_fragment.items():
+        assert call_of(protocol, scenario.chunks[position]) == which
+        later = [call_of(protocol, chunk) for chunk in scenario.chunks[position + 1:]]
+        carries = [c for c, chunk in zip(later, scenario.chunks[position + 1:])
+                   if c == which and ("delta" in chunk and chunk["type"].endswith(("arguments.delta", "block_delta")))]
+        assert carries == []
+
+
+@pytest.mark.parametrize("shape", PROTOCOL_SHAPES["openai-responses"])
+def test_responses_lifecycle_events_carry_complete_response_objects(shape):
+    """Every field a Response from OpenAI carries in the corpus (Response.required plus text) is there."""
+    recorded = json.loads((DEFAULT_CORPUS / "fixtures" / "openai-responses" / "plain-text-message.json").read_text())
+    lifecycle = {chunk["type"]: chunk["response"] for chunk in recorded["chunks"] if "response" in chunk}
+    generated = {chunk["type"]: chunk["response"] for chunk in Scenario("openai-responses", shape, 100).chunks
+                 if "response" in chunk}
+    assert list(generated) == list(lifecycle) == ["response.created", "response.in_progress", "response.completed"]
+    for kind, response in generated.items():
+        assert set(response) == set(lifecycle[kind]), kind
+        assert set(response["usage"] or {}) == set(lifecycle[kind]["usage"] or {}), kind
 
 
 def test_the_expected_result_is_built_from_the_generated_values_not_from_an_assembler():
@@ -315,7 +378,7 @@ LINEAR = {"scenario": "chat-tool", "sizes": [1_000, 10_000, 100_000], "exponent"
 QUADRATIC = {**LINEAR, "sizes": [1_000, 3_000], "exponent": 1.95, "seconds_at_10k": 20.0,
              "seconds_at_10k_basis": "extrapolated", "n_over_1s": 1_700, "n_over_1s_basis": "measured",
              "super_linear": True, "cause": "re-parses the accumulated arguments"}
-FAILED = {**LINEAR, "scenario": "chat-tools4", "failure": {"fragments": 1_000, "verdict": "fail",
+FAILED = {**LINEAR, "scenario": "chat-tools4-interleaved", "failure": {"fragments": 1_000, "verdict": "fail",
                                                           "message": "/choices/0/parts/0: arguments | differ"}}
 
 
@@ -330,7 +393,7 @@ def test_the_cost_section_shows_figures_findings_and_failures_between_markers():
     assert "| reference | chat-tool | 50.0 ms | 10.0 ms | 5.0x | 1.01 | 190k (extrap.) | 12.5 MB RSS | 1k–100k | – |" in text
     assert "| zeta-lib | chat-tool | 20.00 s (extrap.) | 10.0 ms | 2000.0x | 1.95 | 1.7k (measured) |" in text
     assert "- **zeta-lib** on chat-tool: exponent 1.95; known cause: re-parses the accumulated arguments" in text
-    assert "| zeta-lib | chat-tools4 | FAIL at N=1,000 |" in text
+    assert "| zeta-lib | chat-tools4-interleaved | FAIL at N=1,000 |" in text
     assert "fail: /choices/0/parts/0: arguments \\| differ" in text
 
 
