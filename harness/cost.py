@@ -222,9 +222,8 @@ def timed_again_if_steep(implementation: Implementation, request: AssemblyReques
 
 
 def driver_pid(adapter: Any) -> int | None:
-    """The running driver's process id (the SubprocessAdapter's current process; None between restarts)."""
-    process = getattr(adapter, "_process", None)
-    return getattr(process, "pid", None)
+    """The running driver's process id (SubprocessAdapter.pid; None between restarts or for an adapter without one)."""
+    return getattr(adapter, "pid", None)
 
 
 def reset_peak_rss(pid: int | None) -> bool:

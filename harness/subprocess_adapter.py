@@ -126,6 +126,12 @@ class SubprocessAdapter:
     def describe(self) -> dict[str, Any]:
         return self.hello.describe()
 
+    @property
+    def pid(self) -> int | None:
+        """The running driver's process id; None before it starts and between a stop and a restart."""
+        process = self._process
+        return None if process is None else process.pid
+
     # -- lifecycle -------------------------------------------------------------------------------
 
     def start(self) -> Hello:

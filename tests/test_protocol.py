@@ -533,3 +533,13 @@ def load_manifests_for_relock(folder):
     loaded = load_manifests(folder.parent)
     assert not loaded.problems, loaded.problems
     return loaded.adapters
+
+
+def test_a_driver_s_pid_is_its_running_process_and_none_once_stopped():
+    adapter = python_driver("deltacheck.adapters.reference:ReferenceAdapter")
+    assert adapter.pid is None
+    with adapter:
+        adapter.start()
+        pid = adapter.pid
+        assert pid is not None and Path(f"/proc/{pid}").exists()
+    assert adapter.pid is None
