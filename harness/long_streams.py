@@ -156,8 +156,11 @@ INPUT_TOKENS = 7
 
 def _usage(protocol: str, count: int) -> dict[str, Any]:
     """The usage the stream carries (one output token per fragment), in the protocol's own keys."""
-    if protocol == "openai-chat":
-        return {"prompt_tokens": INPUT_TOKENS, "completion_tokens": count, "total_tokens": INPUT_TOKENS + count}
+    if protocol == "openai-chat":  # with the details OpenAI always sends
+        return {"prompt_tokens": INPUT_TOKENS, "completion_tokens": count, "total_tokens": INPUT_TOKENS + count,
+                "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+                "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0, "accepted_prediction_tokens": 0,
+                                              "rejected_prediction_tokens": 0}}
     if protocol == "openai-responses":  # ResponseUsage: its details are required fields
         return {"input_tokens": INPUT_TOKENS, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": count,
                 "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": INPUT_TOKENS + count}
@@ -178,15 +181,19 @@ def _fragment(s: Scenario, chunks: list[dict[str, Any]], which: int, chunk: dict
 
 
 def _chat(s: Scenario) -> list[dict[str, Any]]:
+    # The envelope OpenAI sends with stream_options.include_usage (the corpus's recorded chat fixtures).
+    envelope = {"id": "chatcmpl-long", "object": "chat.completion.chunk", "created": 0, "model": "m",
+                "service_tier": "default", "system_fingerprint": "fp_long"}
+
     def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
-        return {"id": "chatcmpl-long", "object": "chat.completion.chunk", "created": 0, "model": "m",
-                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+        return {**envelope, "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
+                "usage": None}
 
     def call_start(i: int) -> dict[str, Any]:
         return chunk({"tool_calls": [{"index": i, "id": s.calls[i]["id"], "type": "function",
                                       "function": {"name": s.calls[i]["name"], "arguments": ""}}]})
 
-    chunks = [chunk({"role": "assistant", "content": None if s.calls else ""})]
+    chunks = [chunk({"role": "assistant", "content": None if s.calls else "", "refusal": None})]
     if s.shape == INTERLEAVED:  # every call opened first, then their fragments alternate
         chunks += [call_start(i) for i in range(len(s.calls))]
     started = set(range(len(s.calls))) if s.shape == INTERLEAVED else set()
@@ -200,8 +207,7 @@ def _chat(s: Scenario) -> list[dict[str, Any]]:
         _fragment(s, chunks, which, chunk({"tool_calls": [{"index": which, "function": {"arguments": piece}}]}))
     chunks.append(chunk({}, _FINISH[s.protocol][bool(s.calls)]))
     # As with stream_options.include_usage: a last chunk with no choices and the usage.
-    chunks.append({"id": "chatcmpl-long", "object": "chat.completion.chunk", "created": 0, "model": "m", "choices": [],
-                   "usage": _usage(s.protocol, s.count)})
+    chunks.append({**envelope, "choices": [], "usage": _usage(s.protocol, s.count)})
     return chunks
 
 

@@ -167,6 +167,18 @@ def test_responses_lifecycle_events_carry_complete_response_objects(shape):
         assert set(response["usage"] or {}) == set(lifecycle[kind]["usage"] or {}), kind
 
 
+@pytest.mark.parametrize("shape", PROTOCOL_SHAPES["openai-chat"])
+def test_chat_chunks_carry_the_envelope_and_usage_openai_sends(shape):
+    """The fields of OpenAI's chunks with include_usage (a fixture laid out from a recorded capture) are all there."""
+    recorded = json.loads((DEFAULT_CORPUS / "fixtures" / "openai-chat" / "two-parallel-calls-in-sequence.json").read_text())
+    generated = Scenario("openai-chat", shape, 100).chunks
+    recorded_keys = set(recorded["chunks"][0]) - {"obfuscation"}
+    assert all(set(chunk) == recorded_keys for chunk in generated)
+    assert all(set(chunk["choices"][0]) == set(recorded["chunks"][0]["choices"][0]) for chunk in generated[:-1])
+    assert set(generated[-1]["usage"]) == set(recorded["chunks"][-1]["usage"]) and generated[-1]["choices"] == []
+    assert all(chunk["usage"] is None for chunk in generated[:-1])
+
+
 def test_the_expected_result_is_built_from_the_generated_values_not_from_an_assembler():
     scenario = Scenario("anthropic-messages", "tools4", 200)
     expected = scenario.expected_result()
