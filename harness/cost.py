@@ -28,13 +28,13 @@ from deltacheck.runner import call_adapter
 from deltacheck.scenarios import ScenarioSpec, served_request
 from deltacheck.verdict import PASSING, Outcome, Returned, judge
 
-DEFAULT_BUDGET = 1.0  # seconds one stream may take before N stops growing
+DEFAULT_BUDGET = 0.2  # seconds one stream may take before N stops growing (the whole section fits a few minutes)
 DEFAULT_STREAM_TIMEOUT = 60.0
 OVER_SECONDS = 1.0  # "the N at which one stream takes over 1 s"
 AT_FRAGMENTS = 10_000  # the size the report quotes times at
 SUPER_LINEAR = 1.3  # a fitted exponent above this is a finding
 PREDICTED_LIMIT = 2.0  # a next size predicted to take more than this many budgets is not started
-MIN_TIMED_SECONDS = 0.2  # a short stream is timed again (best kept) until this much time was spent
+MIN_TIMED_SECONDS = 0.1  # a short stream is timed again (best kept) until this much time was spent
 MAX_ROUNDS = 3
 
 # Causes of super-linear growth found by profiling the libraries, by adapter name prefix and shape.

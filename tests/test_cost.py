@@ -479,3 +479,34 @@ def test_the_served_body_is_cut_after_every_event_and_rendered_before_any_timing
     assert len(pieces) == len(scenario.chunks) and b"".join(pieces) == body
     assert all(piece.startswith(b"event: ") and piece.endswith(b"\n\n") and piece.count(b"\n\n") == 1 for piece in pieces)
     assert request.to_json()["sse_cuts"] == list(request.sse_cuts)
+
+
+def test_score_times_cost_once_every_other_run_is_over_one_implementation_after_another(tmp_path, monkeypatch):
+    import deltacheck.cli as cli
+    import deltacheck.cli_cost as cli_cost
+
+    root = scenario_corpus(tmp_path, {"chat-tool.json": {**GOOD, "sizes": [100, 200]}})
+    results = tmp_path / "results"
+    seen, timed = [], []
+    real_score_cost, real_run_cost = cli.score_cost, cli_cost.run_cost
+
+    def score_cost(factories, corpus_dir, results_dir):
+        seen.append(sorted(path.name for path in results_dir.glob("*.jsonl")))
+        return real_score_cost(factories, corpus_dir, results_dir)
+
+    def run_cost(adapter, *args, **kwargs):
+        timed.append(adapter.name)
+        return real_run_cost(adapter, *args, **kwargs)
+
+    monkeypatch.setattr(cli, "score_cost", score_cost)
+    monkeypatch.setattr(cli_cost, "run_cost", run_cost)
+    outcome = CliRunner().invoke(main, ["score", "--corpus", str(root), "--adapter", "reference", "--adapter",
+                                        "miniature-drops-last-part", "--examples", "1", "--results-dir", str(results),
+                                        "--output", str(tmp_path / "REPORT.md")])
+    assert outcome.exit_code == 0, outcome.output
+    # Called once, after the conformance and fuzz results of both were written, and before the report.
+    assert seen == [["fuzz-miniature-drops-last-part.jsonl", "fuzz-reference.jsonl", "miniature-drops-last-part.jsonl",
+                     "reference.jsonl"]]
+    assert timed == ["reference", "miniature-drops-last-part"]
+    text = (tmp_path / "REPORT.md").read_text()
+    assert "| reference | chat-tool |" in text and "| miniature-drops-last-part | chat-tool |" in text
