@@ -154,7 +154,7 @@ def render_cost(runs: list[CostRun]) -> list[str]:
         for name, summary in failed:
             failure = summary["failure"]
             out.append(f"- **{name}** on {summary.get('scenario')} at N={failure['fragments']:,}: "
-                       f"{failure['verdict']}: {_plain(failure.get('message', ''))[:300]}")
+                       f"{failure['verdict']}: {code_span(failure.get('message', ''))}")
         out.append("")
     out += [END, ""]
     return out
@@ -186,6 +186,15 @@ def with_cost_html(page: str, runs: list[CostRun]) -> str:
     closing = "</html>\n"
     body = page[:-len(closing)] if page.endswith(closing) else page
     return body + render_cost_html(runs) + closing
+
+
+def code_span(text: str, limit: int = 300) -> str:
+    """A library's message as one Markdown code span: never read as emphasis, links or HTML."""
+    text = " ".join(str(text).split())
+    text = text if len(text) <= limit else text[:limit - 1] + "…"
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    return f"{fence} {text} {fence}"
 
 
 def _plain(text: str) -> str:

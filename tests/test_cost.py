@@ -406,7 +406,14 @@ def test_the_cost_section_shows_figures_findings_and_failures_between_markers():
     assert "| zeta-lib | chat-tool | 20.00 s (extrap.) | 10.0 ms | 2000.0x | 1.95 | 1.7k (measured) |" in text
     assert "- **zeta-lib** on chat-tool: exponent 1.95; known cause: re-parses the accumulated arguments" in text
     assert "| zeta-lib | chat-tools4-interleaved | FAIL at N=1,000 |" in text
-    assert "fail: /choices/0/parts/0: arguments \\| differ" in text
+    assert "fail: ` /choices/0/parts/0: arguments | differ `" in text
+
+
+def test_a_library_s_failure_message_is_one_code_span_never_markup():
+    hostile = "raised: <b>**boom**</b> [x](http://e) `tick` ``two``\nnext line"
+    runs = [cost_run("zeta-lib", [{**FAILED, "failure": {"fragments": 100, "verdict": "error", "message": hostile}}])]
+    line = next(l for l in render_cost(runs) if l.startswith("- **zeta-lib**"))
+    assert line.endswith("error: ``` raised: <b>**boom**</b> [x](http://e) `tick` ``two`` next line ```")
 
 
 def test_the_report_carries_the_cost_section_when_there_are_cost_results():
