@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import _signal  # the C module: its getsignal skips the enum conversion `signal.getsignal` adds per call
 import asyncio
 import inspect
 import signal
 import threading
 import time
-import traceback
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
@@ -45,7 +45,7 @@ def call_adapter(adapter: Adapter, request: AssemblyRequest, timeout: float) -> 
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # the implementation's failure is a verdict, not our crash
-        return Raised(f"{type(exc).__name__}: {exc}", traceback.format_exc(limit=-8))
+        return Raised(f"{type(exc).__name__}: {exc}", exception=exc)
 
 
 async def _awaited(awaitable: Any) -> Any:
@@ -59,7 +59,7 @@ def _expire(signum, frame):
 def _with_alarm(work: Callable[[], Any], timeout: float) -> Any:
     # The handler stays installed between calls (re-installing it per fixture was a measurable share
     # of the harness's time); the timer is always disarmed before returning.
-    if signal.getsignal(signal.SIGALRM) is not _expire:
+    if _signal.getsignal(signal.SIGALRM) is not _expire:
         signal.signal(signal.SIGALRM, _expire)
     signal.setitimer(signal.ITIMER_REAL, timeout)
     try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import re
+from traceback import format_exception
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,6 +14,7 @@ from deltacheck.corpus import forbidden_matches, schema_problems
 from deltacheck.model import Fixture
 from deltacheck.reference import ReferenceOutcome
 
+TRACEBACK_FRAMES = 8  # the innermost frames of an in-process traceback: where the implementation broke
 VERDICTS = ("pass", "fail", "error", "crash", "timeout", "n/a", "skip")
 PASSING = {"pass"}
 UNSCORED = {"n/a", "skip"}
@@ -28,10 +30,30 @@ class Returned:
     result: Any
 
 
-@dataclass(frozen=True)
 class Raised:
-    message: str
-    traceback: str = ""
+    """The implementation raised. An in-process exception's traceback is formatted only when read:
+    formatting reads source lines, and most raises are judged on their message alone."""
+
+    __slots__ = ("message", "_traceback", "_exception")
+
+    def __init__(self, message: str, traceback: str = "", exception: BaseException | None = None) -> None:
+        self.message, self._traceback, self._exception = message, traceback, exception
+
+    @property
+    def traceback(self) -> str:
+        if self._exception is not None:
+            self._traceback = "".join(format_exception(self._exception, limit=-TRACEBACK_FRAMES))
+            self._exception = None  # the frames are no longer needed
+        return self._traceback
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Raised) and (self.message, self.traceback) == (other.message, other.traceback)
+
+    def __hash__(self) -> int:
+        return hash(self.message)
+
+    def __repr__(self) -> str:
+        return f"Raised(message={self.message!r})"
 
 
 @dataclass(frozen=True)
@@ -80,6 +102,8 @@ class Verdict:
     def to_json(self) -> dict[str, Any]:
         out = {k: v for k, v in self.__dict__.items() if v not in (None, "", [], {})}
         out["verdict"] = self.verdict
+        if self.verdict == "pass" and self.matched == "expected":
+            out.pop("observed", None)  # the fixture's expected result, as compared: the line need not repeat it
         return out
 
 
@@ -195,7 +219,7 @@ def _judge(fixture: Fixture, outcome: Outcome, capabilities: frozenset[str], res
         return Verdict(fixture.id, fixture.protocol, "skip", outcome.reason)
     verdict = Verdict(fixture.id, fixture.protocol, "error")
     # An implementation that produced nothing judgeable fails every axis it would have been scored on.
-    axes = scored_axes(fixture, capabilities)
+    axes = _axes_for(fixture, capabilities)
     verdict.axes = {axis: False for axis in axes}
     if isinstance(outcome, TimedOut):
         verdict.verdict, verdict.message = "timeout", f"no result within {outcome.seconds:g} s"
@@ -228,7 +252,7 @@ def _judge(fixture: Fixture, outcome: Outcome, capabilities: frozenset[str], res
 
     observed = outcome.result
     verdict.observed = observed
-    if fixture.expected is not None and _is_expected_as_is(fixture, observed, capabilities, fast_check) and not _judge_events(
+    if fixture.expected is not None and _is_expected_as_is(fixture, observed, capabilities, fast_check) and not _events_judged(
             fixture, observed, capabilities, reference):
         return _passed(verdict, axes)
     if fast_check is not None and fast_check(observed):
@@ -298,6 +322,43 @@ def scored_axes(fixture: Fixture, capabilities: frozenset[str]) -> list[str]:
     for alternative in fixture.acceptable:
         axes += [axis for axis in exercised_axes(alternative["result"], capabilities) if axis not in axes]
     return axes
+
+
+# Per-fixture facts the judge needs on every verdict, kept by the identity of the fixture's expected
+# result (fuzz variants share it): {id(expected): (expected, {capabilities: axes})}. The object is
+# kept with its entry, so a recycled id is never mistaken for it.
+_AXES_BY_EXPECTED: dict[int, tuple[Any, dict[frozenset[str], list[str]]]] = {}
+_AXES_ENTRIES = 4096
+
+
+def _axes_for(fixture: Fixture, capabilities: frozenset[str]) -> list[str]:
+    if fixture.expected is None:
+        return scored_axes(fixture, capabilities)
+    entry = _AXES_BY_EXPECTED.get(id(fixture.expected))
+    if entry is None or entry[0] is not fixture.expected:
+        if len(_AXES_BY_EXPECTED) >= _AXES_ENTRIES:
+            _AXES_BY_EXPECTED.clear()
+        entry = _AXES_BY_EXPECTED[id(fixture.expected)] = (fixture.expected, {})
+    by_capabilities = entry[1]
+    if capabilities not in by_capabilities:
+        by_capabilities[capabilities] = scored_axes(fixture, capabilities)
+    return list(by_capabilities[capabilities])
+
+
+def _events_judged(fixture: Fixture, observed: dict[str, Any], capabilities: frozenset[str],
+                   reference: ReferenceOutcome | None) -> list[Divergence]:
+    """`_judge_events` against `expected`; events equal to the reference's own are judged once per
+    reference outcome (most implementations that report events report exactly those)."""
+    if "events" not in capabilities or reference is None:
+        return []
+    own = reference.result.get("events")
+    if own is None or not json_equal(observed.get("events"), own):
+        return _judge_events(fixture, observed, capabilities, reference)
+    judged = reference.judged_own_events
+    if judged is None or judged[0] is not fixture.expected:
+        judged = reference.judged_own_events = (fixture.expected, _judge_events(fixture, reference.result, capabilities,
+                                                                                reference))
+    return judged[1]
 
 
 def _is_expected_as_is(fixture: Fixture, observed: Any, capabilities: frozenset[str], fast_check) -> bool:

@@ -60,3 +60,5 @@ class ReferenceOutcome:
 
     result: dict[str, Any]
     last_fragment: dict[tuple[int, int], int] = field(default_factory=dict)
+    # the event judge's verdict on `result`'s own events, with the expected result it was judged against
+    judged_own_events: tuple[Any, list[Any]] | None = field(default=None, compare=False, repr=False)
