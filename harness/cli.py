@@ -431,6 +431,11 @@ def envs(adapter_names: tuple[str, ...], rebuild: bool, relock: bool) -> None:
             failed = True
             continue
         click.echo(f"{env_name}: {'built' if built else 'up to date'} (used by {users})")
+    # Each driver says what it is once, now, so `deltacheck adapters` can list them without starting any;
+    # a driver that cannot start is the run's problem, not the environment's, and is only noted here.
+    for adapter, hello in zip(chosen, probe_all(chosen)):
+        if isinstance(hello, DriverFailed):
+            say("note", "yellow", f"{adapter.name}: its environment is built, but {hello}")
     if failed or problems:
         sys.exit(1)
 
