@@ -39,6 +39,7 @@ class Corpus:
     problems: list[FixtureProblem] = field(default_factory=list)
     reference: dict[str, ReferenceOutcome] = field(default_factory=dict)  # filled when lint ran the reference
     retired: set[str] = field(default_factory=set)  # corpus/RETIRED_IDS: ids never to be used again
+    _required: dict[tuple[str, ...], frozenset[str]] = field(default_factory=dict, repr=False)  # by a fixture's tags
 
     def reference_outcome(self, fixture: Fixture) -> ReferenceOutcome | None:
         """What the reference assembles for a fixture (for the event rules); None if it cannot."""
@@ -58,8 +59,13 @@ class Corpus:
         return [f for f in self.fixtures
                 if (not protocols or f.protocol in protocols) and (not ids or f.id in ids)]
 
-    def required_capabilities(self, fixture: Fixture) -> set[str]:
-        return {self.tags[t]["requires"] for t in fixture.tags if "requires" in self.tags.get(t, {})}
+    def required_capabilities(self, fixture: Fixture) -> frozenset[str]:
+        """The capabilities a fixture is about (its tags' `requires`)."""
+        known = self._required.get(fixture.tags)
+        if known is None:
+            known = self._required[fixture.tags] = frozenset(
+                self.tags[t]["requires"] for t in fixture.tags if "requires" in self.tags.get(t, {}))
+        return known
 
     def unknown_ids(self, ids: Iterable[str]) -> list[str]:
         """The ids that name no fixture of this corpus, loaded or broken (a typo, or another corpus's id)."""

@@ -217,9 +217,13 @@ def _judge(fixture: Fixture, outcome: Outcome, capabilities: frozenset[str], res
            reference: ReferenceOutcome | None, fast_check) -> Verdict:
     if isinstance(outcome, Skipped):  # unscored, so no axes
         return Verdict(fixture.id, fixture.protocol, "skip", outcome.reason)
+    axes = _axes_for(fixture, capabilities)
+    if (type(outcome) is Returned and fixture.expected is not None
+            and _is_expected_as_is(fixture, outcome.result, capabilities, fast_check, reference)):
+        return Verdict(fixture.id, fixture.protocol, "pass", axes={axis: True for axis in axes}, matched="expected",
+                       arguments_bytes_equal=True, observed=outcome.result)
     verdict = Verdict(fixture.id, fixture.protocol, "error")
     # An implementation that produced nothing judgeable fails every axis it would have been scored on.
-    axes = _axes_for(fixture, capabilities)
     verdict.axes = {axis: False for axis in axes}
     if isinstance(outcome, TimedOut):
         verdict.verdict, verdict.message = "timeout", f"no result within {outcome.seconds:g} s"
@@ -252,9 +256,6 @@ def _judge(fixture: Fixture, outcome: Outcome, capabilities: frozenset[str], res
 
     observed = outcome.result
     verdict.observed = observed
-    if fixture.expected is not None and _is_expected_as_is(fixture, observed, capabilities, fast_check) and not _events_judged(
-            fixture, observed, capabilities, reference):
-        return _passed(verdict, axes)
     if fast_check is not None and fast_check(observed):
         problems = []  # the compiled check said valid; the full validator is only needed for messages
     else:
@@ -345,39 +346,47 @@ def _axes_for(fixture: Fixture, capabilities: frozenset[str]) -> list[str]:
     return list(by_capabilities[capabilities])
 
 
-def _events_judged(fixture: Fixture, observed: dict[str, Any], capabilities: frozenset[str],
-                   reference: ReferenceOutcome | None) -> list[Divergence]:
-    """`_judge_events` against `expected`; events equal to the reference's own are judged once per
-    reference outcome (most implementations that report events report exactly those)."""
-    if "events" not in capabilities or reference is None:
-        return []
-    own = reference.result.get("events")
-    if own is None or not json_equal(observed.get("events"), own):
-        return _judge_events(fixture, observed, capabilities, reference)
-    judged = reference.judged_own_events
-    if judged is None or judged[0] is not fixture.expected:
-        judged = reference.judged_own_events = (fixture.expected, _judge_events(fixture, reference.result, capabilities,
-                                                                                reference))
-    return judged[1]
+def _is_expected_as_is(fixture: Fixture, observed: Any, capabilities: frozenset[str], fast_check,
+                       reference: ReferenceOutcome | None) -> bool:
+    """The common case, cheaply: an adapter that expresses everything returned exactly `expected`,
+    with events (if it reports them) that pass the event rules.
 
-
-def _is_expected_as_is(fixture: Fixture, observed: Any, capabilities: frozenset[str], fast_check) -> bool:
-    """The common case, cheaply: an adapter that expresses everything returned exactly `expected`.
-
-    Equal to a schema-valid document means valid, so only the events need the schema check.
+    Equal to a schema-valid document means valid, so only the events need the schema check; a result
+    equal to the reference's own (expected plus the reference's events) is checked and judged once
+    per reference outcome.
     """
-    if fast_check is None or not isinstance(observed, dict) or not capabilities >= STRIPPABLE:
+    if fast_check is None or type(observed) is not dict or not capabilities >= STRIPPABLE:
         return False
-    if not json_equal({k: v for k, v in observed.items() if k != "events"}, fixture.expected):
-        return False
-    return "events" not in observed or fast_check({"choices": [], "usage": None, "error": None, "events": observed["events"]})
+    judging_events = "events" in capabilities and reference is not None
+    if "events" not in observed:
+        return json_equal(observed, fixture.expected) and not (
+            judging_events and _judge_events(fixture, observed, capabilities, reference))
+    if judging_events:
+        own = _reference_own(fixture, capabilities, fast_check, reference)
+        if own is not None and json_equal(observed, own[0]):
+            return own[1]
+    return (json_equal({k: v for k, v in observed.items() if k != "events"}, fixture.expected)
+            and _events_valid(fast_check, observed["events"])
+            and not (judging_events and _judge_events(fixture, observed, capabilities, reference)))
 
 
-def _passed(verdict: Verdict, axes: list[str]) -> Verdict:
-    verdict.verdict, verdict.matched = "pass", "expected"
-    verdict.axes = {axis: True for axis in axes}
-    verdict.arguments_bytes_equal = True
-    return verdict
+def _reference_own(fixture: Fixture, capabilities: frozenset[str], fast_check,
+                   reference: ReferenceOutcome) -> tuple[dict[str, Any], bool] | None:
+    """(expected with the reference's own events, whether those events are valid and pass the event
+    rules), memoised on the reference outcome together with the expected result it was made for."""
+    own_events = reference.result.get("events")
+    if own_events is None:
+        return None
+    memo = reference.judged_own_events
+    if memo is None or memo[0] is not fixture.expected:
+        whole = {**fixture.expected, "events": own_events}
+        passes = _events_valid(fast_check, own_events) and not _judge_events(fixture, whole, capabilities, reference)
+        memo = reference.judged_own_events = (fixture.expected, whole, passes)
+    return memo[1], memo[2]
+
+
+def _events_valid(fast_check, events: Any) -> bool:
+    return fast_check({"choices": [], "usage": None, "error": None, "events": events})
 
 
 def _judge_events(fixture: Fixture, observed: dict[str, Any], capabilities: frozenset[str],
