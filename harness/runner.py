@@ -22,6 +22,9 @@ from deltacheck.verdict import Crashed, Outcome, Raised, Returned, TimedOut, Ver
 
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_MAX_TIMEOUTS = 5
+# A signal can interrupt a call only on the main thread, and only where the OS has interval timers.
+HAS_TIMER = hasattr(signal, "setitimer")
+MAIN_THREAD = threading.main_thread()
 
 
 def call_adapter(adapter: Adapter, request: AssemblyRequest, timeout: float) -> Outcome:
@@ -33,7 +36,7 @@ def call_adapter(adapter: Adapter, request: AssemblyRequest, timeout: float) -> 
         return value
 
     try:
-        if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+        if HAS_TIMER and threading.current_thread() is MAIN_THREAD:
             return Returned(within(work, timeout))
         return Returned(_with_thread(work, timeout))
     except (Expired, FutureTimeout):

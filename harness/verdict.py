@@ -220,7 +220,7 @@ def _judge(fixture: Fixture, outcome: Outcome, capabilities: frozenset[str], res
     axes = _axes_for(fixture, capabilities)
     if (type(outcome) is Returned and fixture.expected is not None
             and _is_expected_as_is(fixture, outcome.result, capabilities, fast_check, reference)):
-        return Verdict(fixture.id, fixture.protocol, "pass", axes={axis: True for axis in axes}, matched="expected",
+        return Verdict(fixture.id, fixture.protocol, "pass", axes=dict.fromkeys(axes, True), matched="expected",
                        arguments_bytes_equal=True, observed=outcome.result)
     verdict = Verdict(fixture.id, fixture.protocol, "error")
     # An implementation that produced nothing judgeable fails every axis it would have been scored on.
@@ -300,7 +300,7 @@ def _judge(fixture: Fixture, outcome: Outcome, capabilities: frozenset[str], res
     return verdict
 
 
-def _not_rejected(verdict: Verdict, fixture: Fixture, observed: dict[str, Any], axes: list[str]) -> Verdict:
+def _not_rejected(verdict: Verdict, fixture: Fixture, observed: dict[str, Any], axes: tuple[str, ...]) -> Verdict:
     """A result for a stream whose only right outcome is a rejection."""
     divergence = Divergence("", "finish", "a rejection", observed, "returned a result; this stream is to be rejected")
     verdict.verdict = "fail"
@@ -328,11 +328,11 @@ def scored_axes(fixture: Fixture, capabilities: frozenset[str]) -> list[str]:
 # Per-fixture facts the judge needs on every verdict, kept by the identity of the fixture's expected
 # result (fuzz variants share it): {id(expected): (expected, {capabilities: axes})}. The object is
 # kept with its entry, so a recycled id is never mistaken for it.
-_AXES_BY_EXPECTED: dict[int, tuple[Any, dict[frozenset[str], list[str]]]] = {}
+_AXES_BY_EXPECTED: dict[int, tuple[Any, dict[frozenset[str], tuple[str, ...]]]] = {}
 _AXES_ENTRIES = 4096
 
 
-def _axes_for(fixture: Fixture, capabilities: frozenset[str]) -> list[str]:
+def _axes_for(fixture: Fixture, capabilities: frozenset[str]) -> tuple[str, ...]:
     if fixture.expected is None:
         return scored_axes(fixture, capabilities)
     entry = _AXES_BY_EXPECTED.get(id(fixture.expected))
@@ -342,8 +342,8 @@ def _axes_for(fixture: Fixture, capabilities: frozenset[str]) -> list[str]:
         entry = _AXES_BY_EXPECTED[id(fixture.expected)] = (fixture.expected, {})
     by_capabilities = entry[1]
     if capabilities not in by_capabilities:
-        by_capabilities[capabilities] = scored_axes(fixture, capabilities)
-    return list(by_capabilities[capabilities])
+        by_capabilities[capabilities] = tuple(scored_axes(fixture, capabilities))
+    return by_capabilities[capabilities]
 
 
 def _is_expected_as_is(fixture: Fixture, observed: Any, capabilities: frozenset[str], fast_check,
