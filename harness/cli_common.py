@@ -14,6 +14,7 @@ import click
 from rich.console import Console
 
 from deltacheck.corpus import DEFAULT_CORPUS
+from deltacheck.errors import ManifestProblem
 from deltacheck.subprocess_adapter import DEFAULT_STARTUP_TIMEOUT, SubprocessAdapter
 
 # Library and fixture text is never parsed as markup (a message may contain "[/choices]"): colour
@@ -115,3 +116,13 @@ def say(label: str, style: str, text: str) -> None:
     line = Text(label, style=style)
     line.append(" " + text)
     err.print(line, highlight=False)
+
+
+def warn_manifest_problems() -> list[ManifestProblem]:
+    """Say each problem of the adapter manifests, as a warning; the run goes on without those entries."""
+    from deltacheck.adapter import manifest_problems  # noqa: PLC0415 - the registry is not needed by every command
+
+    problems = manifest_problems()
+    for problem in problems:
+        say("manifest problem", "yellow", str(problem))
+    return problems

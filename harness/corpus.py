@@ -10,22 +10,22 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
-import fastjsonschema
-import jsonschema
-from referencing import Registry, Resource
 
 from deltacheck.compare import MISSING, compare, is_no_arguments, json_equal, normalised, resolve_pointer
 from deltacheck.errors import AssemblyError, FixtureProblem
 from deltacheck.model import Fixture
 from deltacheck.sse import decode_stream
 from deltacheck.reference import PROTOCOLS, ReferenceOutcome, assemble
-from deltacheck.scenarios import load_scenarios
+from deltacheck.schema_checks import Check, compiled_checks
 
 from deltacheck.locations import BUNDLED_CORPUS as DEFAULT_CORPUS
+
+if TYPE_CHECKING:
+    import jsonschema
 
 TITLE_WORDS_NOT_ALLOWED = re.compile(r"\b(should|test that|tests that)\b", re.IGNORECASE)
 
@@ -39,6 +39,7 @@ class Corpus:
     problems: list[FixtureProblem] = field(default_factory=list)
     reference: dict[str, ReferenceOutcome] = field(default_factory=dict)  # filled when lint ran the reference
     retired: set[str] = field(default_factory=set)  # corpus/RETIRED_IDS: ids never to be used again
+    _required: dict[tuple[str, ...], frozenset[str]] = field(default_factory=dict, repr=False)  # by a fixture's tags
 
     def reference_outcome(self, fixture: Fixture) -> ReferenceOutcome | None:
         """What the reference assembles for a fixture (for the event rules); None if it cannot."""
@@ -58,8 +59,13 @@ class Corpus:
         return [f for f in self.fixtures
                 if (not protocols or f.protocol in protocols) and (not ids or f.id in ids)]
 
-    def required_capabilities(self, fixture: Fixture) -> set[str]:
-        return {self.tags[t]["requires"] for t in fixture.tags if "requires" in self.tags.get(t, {})}
+    def required_capabilities(self, fixture: Fixture) -> frozenset[str]:
+        """The capabilities a fixture is about (its tags' `requires`)."""
+        known = self._required.get(fixture.tags)
+        if known is None:
+            known = self._required[fixture.tags] = frozenset(
+                self.tags[t]["requires"] for t in fixture.tags if "requires" in self.tags.get(t, {}))
+        return known
 
     def unknown_ids(self, ids: Iterable[str]) -> list[str]:
         """The ids that name no fixture of this corpus, loaded or broken (a typo, or another corpus's id)."""
@@ -70,8 +76,27 @@ class Corpus:
         return f"{fixture_id}@{self.version}"
 
 
+class SchemaValidator:
+    """A jsonschema validator built on first use: the compiled checks (deltacheck.schema_checks)
+    answer for valid documents, so most runs never import jsonschema (~50 ms) or build one."""
+
+    def __init__(self, schema_dir: str, name: str, protocol: str | None = None) -> None:
+        self.schema_dir, self.name, self.protocol = schema_dir, name, protocol
+
+    @cached_property
+    def validator(self) -> "jsonschema.Validator":
+        fixture, result, chunks = _validators(self.schema_dir)
+        return {"fixture": fixture, "result": result}.get(self.name) or chunks[self.protocol]
+
+    def iter_errors(self, document: Any) -> Iterable["jsonschema.ValidationError"]:
+        return self.validator.iter_errors(document)
+
+
 @lru_cache(maxsize=None)
-def _validators(schema_dir: str) -> tuple[jsonschema.Validator, jsonschema.Validator, dict[str, jsonschema.Validator]]:
+def _validators(schema_dir: str) -> tuple["jsonschema.Validator", "jsonschema.Validator", dict[str, "jsonschema.Validator"]]:
+    import jsonschema  # noqa: PLC0415 - only when a document needs its problems explained (see SchemaValidator)
+    from referencing import Registry, Resource  # noqa: PLC0415
+
     root = Path(schema_dir)
     documents = {name: json.loads((root / name).read_text(encoding="utf-8"))
                  for name in ("fixture.schema.json", "result.schema.json", "chunks.schema.json")}
@@ -83,47 +108,48 @@ def _validators(schema_dir: str) -> tuple[jsonschema.Validator, jsonschema.Valid
     return fixture, result, chunks
 
 
-def result_validator(corpus_root: Path = DEFAULT_CORPUS) -> jsonschema.Validator:
-    return _validators(str(corpus_root / "schema"))[1]
-
-
 @lru_cache(maxsize=None)
-def fast_result_check(corpus_root: Path = DEFAULT_CORPUS):
-    """The result schema compiled to Python (fastjsonschema): a cheap yes/no on the hot path.
+def schema_validators(schema_dir: str) -> tuple[SchemaValidator, SchemaValidator, dict[str, SchemaValidator]]:
+    return (SchemaValidator(schema_dir, "fixture"), SchemaValidator(schema_dir, "result"),
+            {p: SchemaValidator(schema_dir, "chunks", p) for p in PROTOCOLS})
 
-    It answers only "valid or not"; the messages come from `result_validator`. The compiler knows
-    draft 7, which covers every keyword the result schema uses.
+
+def result_validator(corpus_root: Path = DEFAULT_CORPUS) -> SchemaValidator:
+    return schema_validators(str(corpus_root / "schema"))[1]
+
+
+def fast_result_check(corpus_root: Path = DEFAULT_CORPUS) -> Check:
+    """A cheap yes/no on the hot path: the result schema compiled (deltacheck.schema_checks).
+
+    It answers only "valid or not"; the messages come from `result_validator`.
     """
-    schema = dict(json.loads((corpus_root / "schema" / "result.schema.json").read_text(encoding="utf-8")))
-    schema["$schema"] = "http://json-schema.org/draft-07/schema#"
-    schema.pop("$id", None)
-    compiled = fastjsonschema.compile(schema)
-
-    def is_valid(document: Any) -> bool:
-        try:
-            compiled(document)
-        except fastjsonschema.JsonSchemaException:
-            return False
-        return True
-
-    return is_valid
+    return compiled_checks(str(corpus_root / "schema")).result
 
 
-def schema_problems(validator: jsonschema.Validator, document: Any, prefix: str = "") -> list[tuple[str, str]]:
+def checked_problems(check: Check, validator: SchemaValidator, document: Any,
+                     prefix: str = "") -> list[tuple[str, str]]:
+    """`schema_problems`, asking jsonschema only about a document the compiled check did not pass."""
+    return [] if check(document) else schema_problems(validator, document, prefix)
+
+
+def schema_problems(validator: "SchemaValidator | jsonschema.Validator", document: Any,
+                    prefix: str = "") -> list[tuple[str, str]]:
     """(JSON pointer, message) for every schema violation, most specific first."""
+    from jsonschema.exceptions import best_match  # noqa: PLC0415 - see SchemaValidator
+
     out = []
     for error in sorted(validator.iter_errors(document), key=lambda e: list(map(str, e.absolute_path))):
         best = error
         while best.validator in ("anyOf", "oneOf") and best.context:  # say which branch came closest
-            best = jsonschema.exceptions.best_match(_branch_for_type(best))
+            best = best_match(_branch_for_type(best))
         pointer = prefix + "".join(f"/{p}" for p in best.absolute_path)
         out.append((pointer or "/", _shorten(best.message)))
     return out
 
 
-def _branch_for_type(error: jsonschema.ValidationError) -> list[jsonschema.ValidationError]:
+def _branch_for_type(error: "jsonschema.ValidationError") -> list["jsonschema.ValidationError"]:
     """For a part that matches no branch, the errors of the branch its own `type` selects, if any."""
-    by_branch: dict[Any, list[jsonschema.ValidationError]] = {}
+    by_branch: dict[Any, list["jsonschema.ValidationError"]] = {}
     for sub in error.context:
         by_branch.setdefault(sub.relative_schema_path[0], []).append(sub)
     for errors in by_branch.values():
@@ -139,7 +165,8 @@ def load_corpus(root: Path | str = DEFAULT_CORPUS, check_reference: bool = True)
     tags = _read_tags(root, problems)
     corpus = Corpus(root, version, tags, problems=problems)
     retired = corpus.retired = _read_retired(root)
-    fixture_v, _, chunk_v = _validators(str(root / "schema"))
+    fixture_v, _, chunk_v = schema_validators(str(root / "schema"))
+    checks = compiled_checks(str(root / "schema"))
     seen: dict[str, list[str]] = {}
     inside = root.resolve()
     for path in sorted((root / "fixtures").rglob("*.json")):
@@ -149,8 +176,8 @@ def load_corpus(root: Path | str = DEFAULT_CORPUS, check_reference: bool = True)
             problems.append(FixtureProblem(rel, None, "/", "symlink to a file outside the corpus; not loaded"))
             continue
         try:
-            fixture, found = _check_file(path, rel, fixture_v, chunk_v, tags, retired, seen, check_reference,
-                                         corpus.reference)
+            fixture, found = _check_file(path, rel, (checks, fixture_v, chunk_v), tags, retired, seen,
+                                         check_reference, corpus.reference)
         except RecursionError:
             # json, jsonschema, the reference and the comparison all recurse: a file nested deeper than
             # Python's limit is a problem of that file, and every other file is still checked.
@@ -167,6 +194,8 @@ def load_corpus(root: Path | str = DEFAULT_CORPUS, check_reference: bool = True)
 
 def _scenario_problems(root: Path) -> list[FixtureProblem]:
     """The cost axis's scenario specs (corpus/scenarios) are linted with the fixtures."""
+    from deltacheck.scenarios import load_scenarios  # the cost axis's modules, only when linting
+
     return load_scenarios(root)[1]
 
 
@@ -181,7 +210,8 @@ def _check_duplicates(corpus: Corpus, seen: dict[str, list[str]]) -> None:
         corpus.fixtures = [f for f in corpus.fixtures if f.id != fid]
 
 
-def _check_file(path: Path, rel: str, fixture_v, chunk_v, tags, retired, seen, check_reference, outcomes):
+def _check_file(path: Path, rel: str, schemas, tags, retired, seen, check_reference, outcomes):
+    checks, fixture_v, chunk_v = schemas
     def problem(field_name: str, message: str, fid: str | None = None) -> FixtureProblem:
         return FixtureProblem(rel, fid, field_name, message)
 
@@ -205,7 +235,7 @@ def _check_file(path: Path, rel: str, fixture_v, chunk_v, tags, retired, seen, c
              for pointer, message in surrogates]
     if found:
         return None, found
-    found = [problem(pointer, message, fid) for pointer, message in schema_problems(fixture_v, data)]
+    found = [problem(pointer, message, fid) for pointer, message in checked_problems(checks.fixture, fixture_v, data)]
     if found:
         return None, found
     for position, tag in enumerate(data["tags"]):
@@ -221,7 +251,8 @@ def _check_file(path: Path, rel: str, fixture_v, chunk_v, tags, retired, seen, c
     seen.setdefault(fid, []).append(rel)
     if path.parent.name in PROTOCOLS and path.parent.name != data["protocol"]:
         found.append(problem("/protocol", f"{data['protocol']!r} in the {path.parent.name}/ directory", fid))
-    found.extend(problem(p, m, fid) for p, m in _chunk_shape_problems(data, chunk_v[data["protocol"]]))
+    found.extend(problem(p, m, fid) for p, m in _chunk_shape_problems(data, checks.chunks[data["protocol"]],
+                                                                      chunk_v[data["protocol"]]))
     if data["protocol"] == "openai-responses":
         found.extend(problem(p, m, fid) for p, m in _sequence_problems(data["chunks"]))
     if data.get("stream_end") == "eof" and data["protocol"] != "openai-chat":
@@ -237,7 +268,7 @@ def _check_file(path: Path, rel: str, fixture_v, chunk_v, tags, retired, seen, c
     return fixture, found
 
 
-def _chunk_shape_problems(data: dict[str, Any], chunk_validator) -> list[tuple[str, str]]:
+def _chunk_shape_problems(data: dict[str, Any], chunk_check: Check, chunk_validator) -> list[tuple[str, str]]:
     """Every chunk has its protocol's shape, except at the places an `off-schema` fixture declares."""
     declared = set(data.get("off_schema", ()))
     tagged = "off-schema" in data["tags"]
@@ -247,7 +278,7 @@ def _chunk_shape_problems(data: dict[str, Any], chunk_validator) -> list[tuple[s
                                    "the chunk shape says so in both"))
     broken: set[str] = set()
     for position, chunk in enumerate(data["chunks"]):
-        for pointer, message in schema_problems(chunk_validator, chunk, f"/chunks/{position}"):
+        for pointer, message in checked_problems(chunk_check, chunk_validator, chunk, f"/chunks/{position}"):
             if pointer in declared:
                 broken.add(pointer)
             else:

@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Iterable
 
+from deltacheck import descriptions
 from deltacheck.envs import ENVS_DIR, ensure_env, env_state, launch, missing_tool
 from deltacheck.errors import DriverFailed, ManifestProblem
 from deltacheck.manifests import ADAPTERS_DIR, Manifest, load_manifests, relative_label
@@ -50,7 +51,8 @@ class ExternalAdapter:
         key = (self.name, str(self.envs_dir))
         if key not in _running:
             spec = launch(self.manifest, envs_dir=self.envs_dir, adapters_dir=self.adapters_dir)
-            _running[key] = SubprocessAdapter(spec.command, cwd=spec.cwd, env=spec.env, expected_name=self.name)
+            _running[key] = SubprocessAdapter(spec.command, cwd=spec.cwd, env=spec.env, expected_name=self.name,
+                                              on_hello=self._record)
         return _running[key]
 
     def describe(self, hello: Hello | None = None) -> dict[str, Any]:
@@ -61,13 +63,32 @@ class ExternalAdapter:
         return {**described, "manifest": relative_label(self.manifest.path, self.adapters_dir), "env": self.env_state()}
 
     def probe(self) -> Hello | None:
-        """The driver's hello when its environment is ready (None otherwise); never builds anything."""
+        """The driver's hello when its environment is ready (None otherwise); never builds anything.
+
+        A hello recorded for the same environment and driver sources is read instead of starting the
+        driver; a hello the driver gives is recorded (deltacheck.descriptions).
+        """
         if self.env_state() != "ready":
             return None
+        known = descriptions.recorded(self.manifest, self.envs_dir, self.adapters_dir)
+        if known is not None:
+            try:
+                return Hello.from_json(known)
+            except (TypeError, KeyError, ValueError):
+                pass  # a record from another version of the harness: ask the driver
         spec = launch(self.manifest, envs_dir=self.envs_dir, adapters_dir=self.adapters_dir)
         with SubprocessAdapter(spec.command, cwd=spec.cwd, env=spec.env, expected_name=self.name,
-                               startup_timeout=PROBE_TIMEOUT) as adapter:
+                               startup_timeout=PROBE_TIMEOUT, on_hello=self._record) as adapter:
             return adapter.start()
+
+    def _record(self, hello: Hello) -> None:
+        """Keep what the driver said of itself, for listings that start no driver."""
+        if descriptions.recorded(self.manifest, self.envs_dir, self.adapters_dir) == hello.describe():
+            return
+        try:
+            descriptions.record(self.manifest, self.envs_dir, self.adapters_dir, hello.describe())
+        except OSError:
+            pass  # a read-only cache only costs the next listing a driver start
 
 
 def external_adapters(taken: Iterable[str], adapters_dir: Path | None = None,

@@ -78,6 +78,11 @@ class Fixture:
 
     def request(self) -> AssemblyRequest:
         """The fixture with its expectations stripped: all an adapter may know."""
+        return self._request
+
+    @cached_property
+    def _request(self) -> AssemblyRequest:
+        # One per fixture: every adapter of a run gets the same request, and its SSE is rendered once.
         raw = self.sse.encode("utf-8") if self.sse is not None else None
         return AssemblyRequest(self.id, self.protocol, self.chunks, self.stream_end, raw, self.sse_cuts)
 

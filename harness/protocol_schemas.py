@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
+if TYPE_CHECKING:
+    import jsonschema
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "schemas" / "protocol"
 MESSAGES = ("start-request", "start-reply", "run-request", "run-reply", "stop-request")
@@ -23,6 +24,8 @@ def schema(message: str) -> dict[str, Any]:
 
 @lru_cache(maxsize=None)
 def _validator(message: str) -> jsonschema.Validator:
+    import jsonschema  # noqa: PLC0415 - on the first driver message, not when the CLI starts (~45 ms)
+
     return jsonschema.Draft202012Validator(schema(message))
 
 

@@ -14,12 +14,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import jsonschema
-
 from deltacheck.errors import FixtureProblem
 from deltacheck.long_streams import PROTOCOL_SHAPES, Scenario, unreal_shape
 from deltacheck.model import AssemblyRequest, Fixture
 from deltacheck.reference import ReferenceOutcome
+from deltacheck.schema_checks import compiled_schema_check
 
 SCHEMA_FILE = "scenario.schema.json"
 
@@ -67,8 +66,23 @@ def served_request(fixture: Fixture) -> AssemblyRequest:
 
 
 @lru_cache(maxsize=None)
-def _validator(schema_dir: str) -> jsonschema.Validator:
-    return jsonschema.Draft202012Validator(json.loads((Path(schema_dir) / SCHEMA_FILE).read_text(encoding="utf-8")))
+def _validator(schema_path: str):
+    """jsonschema's validator, imported only to explain a spec the compiled check did not pass."""
+    import jsonschema
+
+    return jsonschema.Draft202012Validator(json.loads(Path(schema_path).read_text(encoding="utf-8")))
+
+
+def _schema_problem(data, schema_path: str) -> tuple[str, str] | None:
+    """(pointer, message) of the first schema violation, or None."""
+    if compiled_schema_check(schema_path)(data):
+        return None
+    import jsonschema
+
+    error = jsonschema.exceptions.best_match(_validator(schema_path).iter_errors(data))
+    if error is None:
+        return None
+    return "/" + "/".join(str(p) for p in error.absolute_path), _shorten(error.message)
 
 
 def load_scenarios(corpus_root: Path) -> tuple[list[ScenarioSpec], list[FixtureProblem]]:
@@ -79,19 +93,19 @@ def load_scenarios(corpus_root: Path) -> tuple[list[ScenarioSpec], list[FixtureP
     schema_dir = corpus_root / "schema"
     if not (schema_dir / SCHEMA_FILE).is_file():
         return [], [FixtureProblem(str(folder), None, "/", f"scenarios need {schema_dir / SCHEMA_FILE}, which is missing")]
-    validator = _validator(str(schema_dir))
+    schema_path = str(schema_dir / SCHEMA_FILE)
     specs: list[ScenarioSpec] = []
     problems: list[FixtureProblem] = []
     for path in sorted(folder.glob("*.json")):
         rel = str(path.relative_to(corpus_root.parent)) if corpus_root.parent in path.parents else str(path)
-        spec, found = _check_spec(path, rel, validator)
+        spec, found = _check_spec(path, rel, schema_path)
         problems.extend(found)
         if spec is not None and not found:
             specs.append(spec)
     return specs, problems
 
 
-def _check_spec(path: Path, rel: str, validator: jsonschema.Validator) -> tuple[ScenarioSpec | None, list[FixtureProblem]]:
+def _check_spec(path: Path, rel: str, schema_path: str) -> tuple[ScenarioSpec | None, list[FixtureProblem]]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -101,10 +115,9 @@ def _check_spec(path: Path, rel: str, validator: jsonschema.Validator) -> tuple[
     except ValueError as exc:
         return None, [FixtureProblem(rel, None, "/", f"not JSON: {exc}")]
     sid = data.get("id") if isinstance(data, dict) and isinstance(data.get("id"), str) else None
-    error = jsonschema.exceptions.best_match(validator.iter_errors(data))
-    if error is not None:
-        pointer = "/" + "/".join(str(p) for p in error.absolute_path)
-        return None, [FixtureProblem(rel, sid, pointer, _shorten(error.message))]
+    problem = _schema_problem(data, schema_path)
+    if problem is not None:
+        return None, [FixtureProblem(rel, sid, *problem)]
     found = []
     if path.stem != data["id"]:  # which also keeps ids unique
         found.append(FixtureProblem(rel, sid, "/id", f"the file of scenario {data['id']!r} is named {data['id']}.json"))

@@ -13,7 +13,7 @@ import json
 import time
 import weakref
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from deltacheck.driver_process import EOF, DriverProcess, LineTooLong, describe_status
 from deltacheck.errors import DriverFailed
@@ -88,8 +88,9 @@ class SubprocessAdapter:
 
     def __init__(self, command: Sequence[str], *, cwd: str | None = None, env: Mapping[str, str] | None = None,
                  expected_name: str | None = None, startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
-                 stop_timeout: float = DEFAULT_STOP_TIMEOUT) -> None:
+                 stop_timeout: float = DEFAULT_STOP_TIMEOUT, on_hello: Callable[[Hello], None] | None = None) -> None:
         self.command = list(command)
+        self.on_hello = on_hello  # told every hello the driver gives (the registry records it)
         self.cwd = cwd
         self.env = env
         self.expected_name = expected_name
@@ -163,6 +164,8 @@ class SubprocessAdapter:
             process.kill()
             raise
         self._process, self._hello = process, hello
+        if self.on_hello is not None:
+            self.on_hello(hello)
         return hello
 
     def _check_hello(self, line: bytes) -> Hello:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import re
+from traceback import format_exception
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,6 +14,7 @@ from deltacheck.corpus import forbidden_matches, schema_problems
 from deltacheck.model import Fixture
 from deltacheck.reference import ReferenceOutcome
 
+TRACEBACK_FRAMES = 8  # the innermost frames of an in-process traceback: where the implementation broke
 VERDICTS = ("pass", "fail", "error", "crash", "timeout", "n/a", "skip")
 PASSING = {"pass"}
 UNSCORED = {"n/a", "skip"}
@@ -28,10 +30,30 @@ class Returned:
     result: Any
 
 
-@dataclass(frozen=True)
 class Raised:
-    message: str
-    traceback: str = ""
+    """The implementation raised. An in-process exception's traceback is formatted only when read:
+    formatting reads source lines, and most raises are judged on their message alone."""
+
+    __slots__ = ("message", "_traceback", "_exception")
+
+    def __init__(self, message: str, traceback: str = "", exception: BaseException | None = None) -> None:
+        self.message, self._traceback, self._exception = message, traceback, exception
+
+    @property
+    def traceback(self) -> str:
+        if self._exception is not None:
+            self._traceback = "".join(format_exception(self._exception, limit=-TRACEBACK_FRAMES))
+            self._exception = None  # the frames are no longer needed
+        return self._traceback
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Raised) and (self.message, self.traceback) == (other.message, other.traceback)
+
+    def __hash__(self) -> int:
+        return hash(self.message)
+
+    def __repr__(self) -> str:
+        return f"Raised(message={self.message!r})"
 
 
 @dataclass(frozen=True)
@@ -80,6 +102,8 @@ class Verdict:
     def to_json(self) -> dict[str, Any]:
         out = {k: v for k, v in self.__dict__.items() if v not in (None, "", [], {})}
         out["verdict"] = self.verdict
+        if self.verdict == "pass" and self.matched == "expected":
+            out.pop("observed", None)  # the fixture's expected result, as compared: the line need not repeat it
         return out
 
 
@@ -193,9 +217,13 @@ def _judge(fixture: Fixture, outcome: Outcome, capabilities: frozenset[str], res
            reference: ReferenceOutcome | None, fast_check) -> Verdict:
     if isinstance(outcome, Skipped):  # unscored, so no axes
         return Verdict(fixture.id, fixture.protocol, "skip", outcome.reason)
+    axes = _axes_for(fixture, capabilities)
+    if (type(outcome) is Returned and fixture.expected is not None
+            and _is_expected_as_is(fixture, outcome.result, capabilities, fast_check, reference)):
+        return Verdict(fixture.id, fixture.protocol, "pass", axes=dict.fromkeys(axes, True), matched="expected",
+                       arguments_bytes_equal=True, observed=outcome.result)
     verdict = Verdict(fixture.id, fixture.protocol, "error")
     # An implementation that produced nothing judgeable fails every axis it would have been scored on.
-    axes = scored_axes(fixture, capabilities)
     verdict.axes = {axis: False for axis in axes}
     if isinstance(outcome, TimedOut):
         verdict.verdict, verdict.message = "timeout", f"no result within {outcome.seconds:g} s"
@@ -228,9 +256,6 @@ def _judge(fixture: Fixture, outcome: Outcome, capabilities: frozenset[str], res
 
     observed = outcome.result
     verdict.observed = observed
-    if fixture.expected is not None and _is_expected_as_is(fixture, observed, capabilities, fast_check) and not _judge_events(
-            fixture, observed, capabilities, reference):
-        return _passed(verdict, axes)
     if fast_check is not None and fast_check(observed):
         problems = []  # the compiled check said valid; the full validator is only needed for messages
     else:
@@ -275,7 +300,7 @@ def _judge(fixture: Fixture, outcome: Outcome, capabilities: frozenset[str], res
     return verdict
 
 
-def _not_rejected(verdict: Verdict, fixture: Fixture, observed: dict[str, Any], axes: list[str]) -> Verdict:
+def _not_rejected(verdict: Verdict, fixture: Fixture, observed: dict[str, Any], axes: tuple[str, ...]) -> Verdict:
     """A result for a stream whose only right outcome is a rejection."""
     divergence = Divergence("", "finish", "a rejection", observed, "returned a result; this stream is to be rejected")
     verdict.verdict = "fail"
@@ -300,23 +325,68 @@ def scored_axes(fixture: Fixture, capabilities: frozenset[str]) -> list[str]:
     return axes
 
 
-def _is_expected_as_is(fixture: Fixture, observed: Any, capabilities: frozenset[str], fast_check) -> bool:
-    """The common case, cheaply: an adapter that expresses everything returned exactly `expected`.
+# Per-fixture facts the judge needs on every verdict, kept by the identity of the fixture's expected
+# result (fuzz variants share it): {id(expected): (expected, {capabilities: axes})}. The object is
+# kept with its entry, so a recycled id is never mistaken for it.
+_AXES_BY_EXPECTED: dict[int, tuple[Any, dict[frozenset[str], tuple[str, ...]]]] = {}
+_AXES_ENTRIES = 4096
 
-    Equal to a schema-valid document means valid, so only the events need the schema check.
+
+def _axes_for(fixture: Fixture, capabilities: frozenset[str]) -> tuple[str, ...]:
+    if fixture.expected is None:
+        return scored_axes(fixture, capabilities)
+    entry = _AXES_BY_EXPECTED.get(id(fixture.expected))
+    if entry is None or entry[0] is not fixture.expected:
+        if len(_AXES_BY_EXPECTED) >= _AXES_ENTRIES:
+            _AXES_BY_EXPECTED.clear()
+        entry = _AXES_BY_EXPECTED[id(fixture.expected)] = (fixture.expected, {})
+    by_capabilities = entry[1]
+    if capabilities not in by_capabilities:
+        by_capabilities[capabilities] = tuple(scored_axes(fixture, capabilities))
+    return by_capabilities[capabilities]
+
+
+def _is_expected_as_is(fixture: Fixture, observed: Any, capabilities: frozenset[str], fast_check,
+                       reference: ReferenceOutcome | None) -> bool:
+    """The common case, cheaply: an adapter that expresses everything returned exactly `expected`,
+    with events (if it reports them) that pass the event rules.
+
+    Equal to a schema-valid document means valid, so only the events need the schema check; a result
+    equal to the reference's own (expected plus the reference's events) is checked and judged once
+    per reference outcome.
     """
-    if fast_check is None or not isinstance(observed, dict) or not capabilities >= STRIPPABLE:
+    if fast_check is None or type(observed) is not dict or not capabilities >= STRIPPABLE:
         return False
-    if not json_equal({k: v for k, v in observed.items() if k != "events"}, fixture.expected):
-        return False
-    return "events" not in observed or fast_check({"choices": [], "usage": None, "error": None, "events": observed["events"]})
+    judging_events = "events" in capabilities and reference is not None
+    if "events" not in observed:
+        return json_equal(observed, fixture.expected) and not (
+            judging_events and _judge_events(fixture, observed, capabilities, reference))
+    if judging_events:
+        own = _reference_own(fixture, capabilities, fast_check, reference)
+        if own is not None and json_equal(observed, own[0]):
+            return own[1]
+    return (json_equal({k: v for k, v in observed.items() if k != "events"}, fixture.expected)
+            and _events_valid(fast_check, observed["events"])
+            and not (judging_events and _judge_events(fixture, observed, capabilities, reference)))
 
 
-def _passed(verdict: Verdict, axes: list[str]) -> Verdict:
-    verdict.verdict, verdict.matched = "pass", "expected"
-    verdict.axes = {axis: True for axis in axes}
-    verdict.arguments_bytes_equal = True
-    return verdict
+def _reference_own(fixture: Fixture, capabilities: frozenset[str], fast_check,
+                   reference: ReferenceOutcome) -> tuple[dict[str, Any], bool] | None:
+    """(expected with the reference's own events, whether those events are valid and pass the event
+    rules), memoised on the reference outcome together with the expected result it was made for."""
+    own_events = reference.result.get("events")
+    if own_events is None:
+        return None
+    memo = reference.judged_own_events
+    if memo is None or memo[0] is not fixture.expected:
+        whole = {**fixture.expected, "events": own_events}
+        passes = _events_valid(fast_check, own_events) and not _judge_events(fixture, whole, capabilities, reference)
+        memo = reference.judged_own_events = (fixture.expected, whole, passes)
+    return memo[1], memo[2]
+
+
+def _events_valid(fast_check, events: Any) -> bool:
+    return fast_check({"choices": [], "usage": None, "error": None, "events": events})
 
 
 def _judge_events(fixture: Fixture, observed: dict[str, Any], capabilities: frozenset[str],

@@ -19,6 +19,11 @@ def test_booleans_are_never_numbers():
     assert not json_equal({"a": 1}, {"a": True})
     assert json_equal(1, 1.0)
     assert json_equal({"a": [1, {"b": None}]}, {"a": [1.0, {"b": None}]})
+    # at any depth, on either side, in objects and in lists
+    assert not json_equal({"a": True}, {"a": 1})
+    assert not json_equal([{"a": ["x", [0]]}], [{"a": ["x", [False]]}])
+    assert not json_equal({"a": {"b": 1.0}}, {"a": {"b": True}})
+    assert json_equal({"a": [True, None, "t"]}, {"a": [True, None, "t"]})
 
 
 def test_arguments_compare_as_parsed_json():

@@ -489,13 +489,12 @@ def test_the_served_body_is_cut_after_every_event_and_rendered_before_any_timing
 
 
 def test_score_times_cost_once_every_other_run_is_over_one_implementation_after_another(tmp_path, monkeypatch):
-    import deltacheck.cli as cli
     import deltacheck.cli_cost as cli_cost
 
     root = scenario_corpus(tmp_path, {"chat-tool.json": {**GOOD, "sizes": [100, 200]}})
     results = tmp_path / "results"
     seen, timed = [], []
-    real_score_cost, real_run_cost = cli.score_cost, cli_cost.run_cost
+    real_score_cost, real_run_cost = cli_cost.score_cost, cli_cost.run_cost
 
     def score_cost(factories, corpus_dir, results_dir):
         seen.append(sorted(path.name for path in results_dir.glob("*.jsonl")))
@@ -505,7 +504,7 @@ def test_score_times_cost_once_every_other_run_is_over_one_implementation_after_
         timed.append(adapter.name)
         return real_run_cost(adapter, *args, **kwargs)
 
-    monkeypatch.setattr(cli, "score_cost", score_cost)
+    monkeypatch.setattr(cli_cost, "score_cost", score_cost)
     monkeypatch.setattr(cli_cost, "run_cost", run_cost)
     outcome = CliRunner().invoke(main, ["score", "--corpus", str(root), "--adapter", "reference", "--adapter",
                                         "miniature-drops-last-part", "--examples", "1", "--results-dir", str(results),

@@ -409,6 +409,20 @@ def test_a_manifest_adapter_runs_through_the_driver_under_its_manifest_name(tmp_
     assert adapters["chatty@2"].probe().library == "tests.drivers"
 
 
+def test_a_hello_is_recorded_and_read_back_until_the_driver_sources_change(tmp_path):
+    write_manifest(tmp_path / "adapters" / "chatty", [
+        python_entry("chatty@2", entry="deltacheck.adapters.chatty.adapter:NamedFromEnvironment")])
+    (tmp_path / "adapters" / "chatty" / "adapter.py").write_text(CHATTY_ADAPTER)
+    adapters, _ = external_adapters(set(), tmp_path / "adapters", tmp_path / "envs")
+    fake_python_env(adapters["chatty@2"].manifest, tmp_path / "envs")
+    first = adapters["chatty@2"].probe()
+    (tmp_path / "envs" / adapters["chatty@2"].manifest.env_name / "bin" / "python").unlink()  # no driver can start now
+    assert adapters["chatty@2"].probe() == first  # read from the record
+    (tmp_path / "adapters" / "chatty" / "adapter.py").write_text(CHATTY_ADAPTER + "\n# changed\n")
+    with pytest.raises(DriverFailed):  # the record is stale: the driver is asked again
+        adapters["chatty@2"].probe()
+
+
 # -- the CLI -------------------------------------------------------------------------------------
 
 

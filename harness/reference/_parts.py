@@ -60,3 +60,6 @@ class ReferenceOutcome:
 
     result: dict[str, Any]
     last_fragment: dict[tuple[int, int], int] = field(default_factory=dict)
+    # (expected result, it with `result`'s own events, whether those events are valid and pass the event
+    # rules): the event judge's work on the common outcome, done once (deltacheck.verdict)
+    judged_own_events: tuple[Any, dict[str, Any], bool] | None = field(default=None, compare=False, repr=False)
