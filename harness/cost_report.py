@@ -119,15 +119,22 @@ EXPLANATION = (
     "in the same run, delivered the same way (in process, or through the Python driver for an implementation behind "
     "a driver, whose time includes the request's trip through the driver protocol), and the ratio is to it. The "
     "exponent is the slope of log(time) against log(N) over the sizes within 10x of the largest measured; N stops "
-    "growing once one stream exceeds the time budget (or is predicted to take twice that), and a figure beyond the "
+    "growing once one stream exceeds the time budget{budget} (or is predicted to take twice that), and a figure beyond the "
     "sizes measured is extrapolated along that slope and marked so. Peak memory is what tracemalloc traced for an "
     "in-process implementation, the driver process's peak RSS (reset before each stream) for a driver. An exponent "
     f"above {SUPER_LINEAR} is a finding.")
 
 
+def explanation(runs: list[CostRun]) -> str:
+    """The section's explanation, naming the time budget when every run had the same one."""
+    budgets = {header.get("budget_seconds") for header, _ in runs}
+    budget = next(iter(budgets)) if len(budgets) == 1 else None
+    return EXPLANATION.format(budget=f" ({budget:g} s)" if isinstance(budget, (int, float)) else "")
+
+
 def render_cost(runs: list[CostRun]) -> list[str]:
     """The Markdown section, markers included."""
-    out = [BEGIN, "## Cost\n", EXPLANATION + "\n", CI_SENTENCE + "\n"]
+    out = [BEGIN, "## Cost\n", explanation(runs) + "\n", CI_SENTENCE + "\n"]
     rows = cost_rows(runs)
     if not rows:
         out += ["No cost results.", "", END, ""]
@@ -164,7 +171,7 @@ def render_cost_html(runs: list[CostRun]) -> str:
     """The HTML section, markers included."""
     esc = html.escape
     rows = cost_rows(runs)
-    parts = [BEGIN, "<section><h2>Cost</h2>", f"<p>{esc(EXPLANATION)}</p>", f"<p>{esc(CI_SENTENCE)}</p>"]
+    parts = [BEGIN, "<section><h2>Cost</h2>", f"<p>{esc(explanation(runs))}</p>", f"<p>{esc(CI_SENTENCE)}</p>"]
     if rows:
         parts.append("<table><tr>" + "".join(f"<th>{esc(c)}</th>" for c in COLUMNS) + "</tr>")
         for name, summary in rows:

@@ -516,3 +516,13 @@ def test_score_times_cost_once_every_other_run_is_over_one_implementation_after_
     assert timed == ["reference", "miniature-drops-last-part"]
     text = (tmp_path / "REPORT.md").read_text()
     assert "| reference | chat-tool |" in text and "| miniature-drops-last-part | chat-tool |" in text
+
+
+def test_the_explanation_names_the_time_budget_the_runs_shared():
+    def with_budget(budget):
+        header, records = cost_run("reference", [LINEAR])
+        return {**header, "budget_seconds": budget}, records
+
+    assert "exceeds the time budget (0.2 s) (or" in "\n".join(render_cost([with_budget(0.2), with_budget(0.2)]))
+    assert "exceeds the time budget (or" in "\n".join(render_cost([with_budget(0.2), with_budget(1.0)]))
+    assert "(0.2 s)" in render_cost_html([with_budget(0.2)])
