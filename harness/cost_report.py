@@ -122,7 +122,7 @@ EXPLANATION = (
     "growing once one stream exceeds the time budget{budget} (or is predicted to take twice that), and a figure beyond the "
     "sizes measured is extrapolated along that slope and marked so. Peak memory is what tracemalloc traced for an "
     "in-process implementation, the driver process's peak RSS (reset before each stream) for a driver. An exponent "
-    f"above {SUPER_LINEAR} is a finding.")
+    f"above {SUPER_LINEAR} is a finding if it holds after the sizes it was fitted over are timed a second time.")
 
 
 def explanation(runs: list[CostRun]) -> str:

@@ -526,3 +526,26 @@ def test_the_explanation_names_the_time_budget_the_runs_shared():
     assert "exceeds the time budget (0.2 s) (or" in "\n".join(render_cost([with_budget(0.2), with_budget(0.2)]))
     assert "exceeds the time budget (or" in "\n".join(render_cost([with_budget(0.2), with_budget(1.0)]))
     assert "(0.2 s)" in render_cost_html([with_budget(0.2)])
+
+
+def test_growth_that_does_not_show_again_is_not_a_finding():
+    # The machine is busy while 1,000 is timed: its first run and the immediate re-run are both slow.
+    glitches = {1_000: [0.5, 0.5]}
+
+    def seconds_for(n):
+        return glitches[n].pop() if glitches.get(n) else 1e-5 * n
+
+    implementation = SyntheticTimes(reference(), seconds_for)
+    records = []
+    cost = measure_scenario(implementation, spec(sizes=(100, 300, 1_000)), VALIDATOR, FAST_CHECK, budget=1.0,
+                            on_point=records.append)
+    assert [p.seconds for p in cost.points] == pytest.approx([1e-3, 3e-3, 1e-2])
+    assert not cost.summary()["super_linear"]
+    assert [r["fragments"] for r in records if r.get("timed_again")] == [100, 300, 1_000]  # the log keeps both looks
+
+
+def test_growth_that_shows_again_stays_a_finding():
+    implementation = SyntheticTimes(reference(), lambda n: 1e-8 * n ** 2)
+    cost = measure_scenario(implementation, spec(sizes=(100, 300, 1_000)), VALIDATOR, FAST_CHECK, budget=1.0)
+    assert implementation.sizes_run.count(1_000) >= 2  # timed again before it was called growth
+    assert cost.summary()["super_linear"] and cost.summary()["exponent"] == pytest.approx(2.0)
