@@ -34,6 +34,7 @@ OVER_SECONDS = 1.0  # "the N at which one stream takes over 1 s"
 AT_FRAGMENTS = 10_000  # the size the report quotes times at
 SUPER_LINEAR = 1.3  # a fitted exponent above this is a finding
 PREDICTED_LIMIT = 2.0  # a next size predicted to take more than this many budgets is not started
+STEEP_BUDGET_FACTOR = 5.0  # budgets a stream growing super-linearly may take (see stop_reason)
 MIN_TIMED_SECONDS = 0.1  # a short stream is timed again (best kept) until this much time was spent
 MAX_ROUNDS = 3
 
@@ -109,18 +110,36 @@ def size_over(limit: float, sizes: list[int], seconds: list[float], exponent: fl
     return sizes[-1] * (limit / max(seconds[-1], 1e-9)) ** (1 / exponent), "extrapolated"
 
 
+def local_slope(points: list["Point"]) -> float | None:
+    """The growth between the two largest sizes measured: where a super-linear term shows first."""
+    if len(points) < 2:
+        return None
+    before, last = points[-2], points[-1]
+    return math.log(max(last.seconds, 1e-9) / max(before.seconds, 1e-9)) / math.log(last.fragments / before.fragments)
+
+
 def stop_reason(points: list["Point"], next_size: int, budget: float) -> str | None:
-    """Why N stops growing before `next_size`, or None to go on."""
+    """Why N stops growing before `next_size`, or None to go on.
+
+    A stream growing super-linearly between its last two sizes may take STEEP_BUDGET_FACTOR budgets:
+    at the sizes a small budget reaches, a library's cost per fragment hides a quadratic term, which
+    one more size shows (and only such scenarios pay for it).
+    """
     if not points:
         return None
     last = points[-1]
-    if last.seconds > budget:
-        return f"one stream took {last.seconds:.2f} s at N={last.fragments:,}, over the {budget:g} s budget"
-    exponent = growth_exponent([p.fragments for p in points], [p.seconds for p in points]) or 1.0
-    predicted = last.seconds * (next_size / last.fragments) ** max(exponent, 1.0)
-    if predicted > PREDICTED_LIMIT * budget:
+    slope = local_slope(points)
+    steep = slope is not None and slope > SUPER_LINEAR
+    allowed = budget * STEEP_BUDGET_FACTOR if steep else budget
+    what = f"the {allowed:g} s a stream growing super-linearly may take" if steep else f"the {budget:g} s budget"
+    if last.seconds > allowed:
+        return f"one stream took {last.seconds:.2f} s at N={last.fragments:,}, over {what}"
+    exponent = max(growth_exponent([p.fragments for p in points], [p.seconds for p in points]) or 1.0,
+                   slope if steep else 1.0, 1.0)
+    predicted = last.seconds * (next_size / last.fragments) ** exponent
+    if predicted > PREDICTED_LIMIT * allowed:
         return (f"N={next_size:,} would take about {predicted:.1f} s (predicted from N={last.fragments:,}), "
-                f"over {PREDICTED_LIMIT:g}x the {budget:g} s budget")
+                f"over {PREDICTED_LIMIT:g}x {what}")
     return None
 
 

@@ -119,7 +119,9 @@ EXPLANATION = (
     "in the same run, delivered the same way (in process, or through the Python driver for an implementation behind "
     "a driver, whose time includes the request's trip through the driver protocol), and the ratio is to it. The "
     "exponent is the slope of log(time) against log(N) over the sizes within 10x of the largest measured; N stops "
-    "growing once one stream exceeds the time budget{budget} (or is predicted to take twice that), and a figure beyond the "
+    "growing once one stream exceeds the time budget{budget} (or is predicted to take twice that; five times the "
+    "budget for a stream that grew super-linearly between its last two sizes, so that the growth shows), and a "
+    "figure beyond the "
     "sizes measured is extrapolated along that slope and marked so. Peak memory is what tracemalloc traced for an "
     "in-process implementation, the driver process's peak RSS (reset before each stream) for a driver. An exponent "
     f"above {SUPER_LINEAR} is a finding if it holds after the sizes it was fitted over are timed a second time.")

@@ -311,10 +311,10 @@ def test_growth_stops_once_one_stream_exceeds_the_budget():
 
 
 def test_a_size_predicted_far_over_the_budget_is_not_started():
-    implementation = SyntheticTimes(reference(), lambda n: 1e-5 * n ** 2)  # 0.9 s at 300: 10 s predicted at 1,000
-    cost = measure_scenario(implementation, spec(sizes=(100, 300, 1_000)), VALIDATOR, FAST_CHECK, budget=1.0)
-    assert [p.fragments for p in cost.points] == [100, 300] and 1_000 not in implementation.sizes_run
-    assert "would take about 10.0 s" in cost.stopped
+    implementation = SyntheticTimes(reference(), lambda n: 1e-5 * n ** 2)  # 0.9 s at 300: 90 s predicted at 3,000
+    cost = measure_scenario(implementation, spec(sizes=(100, 300, 3_000)), VALIDATOR, FAST_CHECK, budget=1.0)
+    assert [p.fragments for p in cost.points] == [100, 300] and 3_000 not in implementation.sizes_run
+    assert "would take about 90.0 s" in cost.stopped
     summary = cost.summary()
     assert summary["super_linear"] and summary["n_over_1s_basis"] == "extrapolated"
     assert summary["seconds_at_10k_basis"] == "extrapolated"
@@ -549,3 +549,16 @@ def test_growth_that_shows_again_stays_a_finding():
     cost = measure_scenario(implementation, spec(sizes=(100, 300, 1_000)), VALIDATOR, FAST_CHECK, budget=1.0)
     assert implementation.sizes_run.count(1_000) >= 2  # timed again before it was called growth
     assert cost.summary()["super_linear"] and cost.summary()["exponent"] == pytest.approx(2.0)
+
+
+def test_a_stream_growing_super_linearly_is_measured_one_size_further_than_the_budget():
+    # A cost per fragment hides a quadratic term at the sizes the budget alone reaches.
+    implementation = SyntheticTimes(reference(), lambda n: 2e-4 * n + 2e-7 * n ** 2)
+    cost = measure_scenario(implementation, spec(sizes=(100, 300, 1_000, 3_000, 10_000)), VALIDATOR, FAST_CHECK,
+                            budget=0.2)
+    assert [p.fragments for p in cost.points] == [100, 300, 1_000, 3_000]  # 0.4 s at 1,000, over the budget
+    assert cost.stopped == "one stream took 2.40 s at N=3,000, over the 1 s a stream growing super-linearly may take"
+    assert cost.summary()["super_linear"]
+    linear = measure_scenario(SyntheticTimes(reference(), lambda n: 3e-4 * n), spec(sizes=(100, 300, 1_000, 3_000)),
+                              VALIDATOR, FAST_CHECK, budget=0.2)
+    assert [p.fragments for p in linear.points] == [100, 300, 1_000]  # a linear one stops at the budget
