@@ -20,9 +20,10 @@ from deltacheck.cli_common import (Seconds, adapter_cmd_option, adapter_option, 
 from deltacheck.cli_contribute import import_capture, new
 from deltacheck.cli_explain import explain
 from deltacheck.cli_expectations import check_expectations, read_expectations
-from deltacheck.cli_adequacy import fuzz, mutants, run_fuzz, summarize_fuzz, write_fuzz_results, write_mutation_results
+from deltacheck.cli_adequacy import fuzz, mutants, write_mutation_results
 from deltacheck.cli_gateway import (GatewayChoice, check_gateway_command, gateway_options, run_proxy_mode,
                                     score_gateways, startup_option, wants_gateway)
+from deltacheck.cli_score import jobs_option, score_adapters
 from deltacheck.corpus import DEFAULT_CORPUS, Corpus, load_corpus
 from deltacheck.errors import (BadAdapterSpec, DriverFailed, EnvironmentFailed, InvalidResults, ManifestProblem,
                                UnknownAdapter)
@@ -248,8 +249,9 @@ def _print_summary(name: str, by_protocol: dict[str, Counter[str]], results_path
 @max_timeouts_option
 @click.option("--gateway", "gateway_names", multiple=True, metavar="NAME",
               help="Only these bundled gateways or gateway routes (default: all of them, unless --adapter is given).")
+@jobs_option
 def score(corpus_dir: Path, adapter_names: tuple[str, ...], results_dir: Path, output: Path, timeout: float,
-          examples: int, max_timeouts: int, gateway_names: tuple[str, ...]) -> None:
+          examples: int, max_timeouts: int, gateway_names: tuple[str, ...], jobs: int | None) -> None:
     """Run every adapter over the corpus (building manifest adapters' environments first), then write REPORT.md.
 
     An adapter whose environment or driver cannot start is reported and left out; the others still
@@ -267,21 +269,7 @@ def score(corpus_dir: Path, adapter_names: tuple[str, ...], results_dir: Path, o
         except (UnknownAdapter, BadAdapterSpec) as exc:
             raise click.UsageError(str(exc)) from None
         factories[factory.name] = factory
-    ran, not_run = [], []
-    for name, factory in factories.items():
-        try:
-            adapter = factory()
-            with started(adapter):
-                _run_one(adapter, corpus, set(), set(), results_dir / f"{name}.jsonl", timeout, max_timeouts)
-                if examples:
-                    findings = run_fuzz(adapter, corpus, corpus.fixtures, examples, timeout, robustness=True)
-                    write_fuzz_results(results_dir / f"fuzz-{name}.jsonl", adapter, corpus, findings, examples)
-                    summarize_fuzz(name, findings)
-        except (EnvironmentFailed, DriverFailed, FileBusy) as exc:
-            say("not run", "red", f"{name}: {exc}")
-            not_run.append(name)
-            continue
-        ran.append(name)
+    ran, not_run = score_adapters(factories, corpus, results_dir, timeout, max_timeouts, examples, jobs)
     gateway_files: list[Path] = []
     if gateway_names or not adapter_names:  # proxy mode: every bundled gateway route, each its own results file
         gateway_files, gateways_not_run = score_gateways(corpus, results_dir, timeout, max_timeouts, gateway_names)

@@ -1,0 +1,159 @@
+"""The adapter phase of `deltacheck score`: each adapter's environment, run and fuzzing, several at once.
+
+With one job at a time an adapter prints what `deltacheck run` prints. With more, each adapter runs
+in a worker process and is one line when it finishes, with its tallies (in completion order); on a
+terminal a single progress display shows which adapters are running. The per-fixture failures are
+in the results files and the report either way. What is written never depends on the order in
+which adapters finish: each adapter writes its own files, and the report is rendered from them.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+
+from deltacheck.cli_common import err, say, started
+from deltacheck.corpus import Corpus
+from deltacheck.errors import DriverFailed, EnvironmentFailed
+from deltacheck.files import FileBusy
+from deltacheck.parallel import run_jobs, usable_cores
+from deltacheck.verdict import PASSING, UNSCORED
+
+jobs_option = click.option(
+    "-j", "--jobs", type=click.IntRange(min=1), default=None, show_default="the number of usable cores",
+    help="Adapters run at once, each in a process of its own (1: one after another, with every failure printed).")
+
+
+@dataclass(frozen=True)
+class AdapterScore:
+    """What one adapter's job reports back: its verdict tallies, or why it did not run."""
+
+    name: str
+    counts: dict[str, int] = field(default_factory=dict)
+    fuzz_failed: int | None = None  # None: not fuzzed
+    seconds: float = 0.0
+    not_run: str | None = None
+
+    def summary(self) -> str:
+        scored = sum(n for verdict, n in self.counts.items() if verdict not in UNSCORED)
+        passed = sum(n for verdict, n in self.counts.items() if verdict in PASSING)
+        others = ", ".join(f"{n} {verdict}" for verdict, n in sorted(self.counts.items())
+                           if verdict not in PASSING and n)
+        fuzz = "" if self.fuzz_failed is None else f"; fuzz: {self.fuzz_failed} failed"
+        return f"{self.name}: {passed} / {scored} passed" + (f" ({others})" if others else "") + f"{fuzz}; {self.seconds:.1f} s"
+
+
+def score_adapters(factories: dict[str, Callable[[], Any]], corpus: Corpus, results_dir: Path, timeout: float,
+                   max_timeouts: int, examples: int, jobs: int | None) -> tuple[list[str], list[str]]:
+    """Run every adapter (environment, fixtures, fuzzing), `jobs` at a time; returns the names run and not run."""
+    jobs = jobs or usable_cores()
+    job = _AdapterJob(factories, corpus, results_dir, timeout, max_timeouts, examples)
+    if jobs == 1 or len(factories) <= 1:
+        outcomes = [job(name, quiet=False) for name in factories]
+    else:
+        display = _Display(list(factories), jobs, corpus)
+        try:
+            with display:
+                run_jobs(list(factories), job, jobs, display)
+        except KeyboardInterrupt:  # each worker has closed its results file, marked interrupted
+            sys.exit(130)
+        outcomes = display.outcomes
+    ran = [o.name for o in outcomes if o.not_run is None]
+    not_run = [o.name for o in outcomes if o.not_run is not None]
+    # Every name in the given order, whatever order the adapters finished in.
+    order = list(factories)
+    return sorted(ran, key=order.index), sorted(not_run, key=order.index)
+
+
+@dataclass
+class _AdapterJob:
+    factories: dict[str, Callable[[], Any]]
+    corpus: Corpus
+    results_dir: Path
+    timeout: float
+    max_timeouts: int
+    examples: int
+
+    def __call__(self, name: str, quiet: bool = True) -> AdapterScore:
+        from deltacheck.cli import _run_one
+        from deltacheck.cli_adequacy import run_fuzz, summarize_fuzz, write_fuzz_results
+
+        began = time.perf_counter()
+        fuzz_failed = None
+        try:
+            adapter = self.factories[name]()
+            with started(adapter):
+                counts, _, _ = _run_one(adapter, self.corpus, set(), set(), self.results_dir / f"{name}.jsonl",
+                                        self.timeout, self.max_timeouts)
+                if self.examples:
+                    findings = run_fuzz(adapter, self.corpus, self.corpus.fixtures, self.examples, self.timeout,
+                                        robustness=True)
+                    write_fuzz_results(self.results_dir / f"fuzz-{name}.jsonl", adapter, self.corpus, findings,
+                                       self.examples)
+                    summarize_fuzz(name, findings)
+                    fuzz_failed = sum(f.status == "failed" for f in findings)
+        except (EnvironmentFailed, DriverFailed, FileBusy) as exc:
+            if not quiet:
+                say("not run", "red", f"{name}: {exc}")
+            return AdapterScore(name, not_run=str(exc), seconds=time.perf_counter() - began)
+        return AdapterScore(name, dict(counts), fuzz_failed, time.perf_counter() - began)
+
+
+class _Display:
+    """The main process's view of the jobs: one line per finished adapter, one progress display on a terminal."""
+
+    def __init__(self, names: list[str], jobs: int, corpus: Corpus) -> None:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self.outcomes: list[AdapterScore] = []
+        self._running: list[str] = []
+        self._progress = Progress(TextColumn("adapters"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                                  TextColumn("{task.fields[running]}"), console=err, transient=True,
+                                  disable=not err.is_terminal)
+        self._task = self._progress.add_task("adapters", total=len(names), running="")
+        err.print(f"running {len(names)} adapters, {jobs} at a time; each adapter's failures are in its results "
+                  "file and the report")
+        for problem in corpus.problems:  # recorded as a skip in every adapter's results
+            say("skip", "yellow", str(problem))
+
+    def __enter__(self) -> "_Display":
+        self._progress.__enter__()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self._progress.__exit__(*exc_info)
+
+    def started(self, name: str) -> None:
+        self._running.append(name)
+        if not err.is_terminal:  # on a terminal the progress display says it
+            err.print(f"start {name}")
+        self._refresh()
+
+    def line(self, name: str, text: str) -> None:
+        err.print(text)
+
+    def finished(self, name: str, outcome: AdapterScore) -> None:
+        self.outcomes.append(outcome)
+        if outcome.not_run is not None:
+            say("not run", "red", f"{name}: {outcome.not_run}")
+        else:
+            say("done", "green", outcome.summary())
+        self._stop(name)
+
+    def died(self, name: str, reason: str) -> None:
+        self.finished(name, AdapterScore(name, not_run=reason))
+
+    def _stop(self, name: str) -> None:
+        if name in self._running:
+            self._running.remove(name)
+        self._progress.advance(self._task)
+        self._refresh()
+
+    def _refresh(self) -> None:
+        self._progress.update(self._task, running=", ".join(self._running))

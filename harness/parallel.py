@@ -1,0 +1,161 @@
+"""One job per adapter, run in worker processes up to a number at a time.
+
+Workers are forked from the calling process, so a job sees the same registry, corpus and options
+without anything being pickled but its name and its outcome. A job writes its own files; what it
+prints is kept off the shared terminal: its console output is dropped (the caller records what
+matters in files), and its plain stderr lines (environment builds, notices) are passed to the
+caller whole, so lines from two jobs never mix. Outcomes arrive in completion order.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from typing import Any, Callable, Protocol
+
+POLL_SECONDS = 0.1
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity mask), at least 1."""
+    process_cpu_count = getattr(os, "process_cpu_count", None)  # Python 3.13+
+    if process_cpu_count is not None:
+        return process_cpu_count() or 1
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+class JobEvents(Protocol):
+    """What the caller hears about the jobs, always on its own thread."""
+
+    def started(self, name: str) -> None: ...
+
+    def line(self, name: str, text: str) -> None: ...
+
+    def finished(self, name: str, outcome: Any) -> None: ...
+
+    def died(self, name: str, reason: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class _Event:
+    kind: str  # "started" or "line"
+    name: str
+    text: str = ""
+
+
+# Set in the caller before the workers are forked; each worker inherits them.
+_job: Callable[[str], Any] | None = None
+_events: Any = None
+
+
+class _LineForwarder:
+    """A worker's sys.stderr: each complete line goes to the caller as one event."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._pending = ""
+
+    def write(self, text: str) -> int:
+        self._pending += text
+        *lines, self._pending = self._pending.split("\n")
+        for line in lines:
+            _events.put(_Event("line", self.name, line))
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+
+def _start_worker() -> None:
+    # Drivers the caller had running are its own: a worker neither talks to them nor stops them.
+    from deltacheck import external
+    from deltacheck.cli_common import err
+
+    external._running.clear()
+    err.file = open(os.devnull, "w", encoding="utf-8")
+
+
+def _run_job(name: str) -> Any:
+    _events.put(_Event("started", name))
+    forwarder = _LineForwarder(name)
+    sys.stderr = forwarder
+    try:
+        return _job(name)
+    finally:
+        if forwarder._pending:
+            forwarder.write("\n")
+
+
+def run_jobs(names: list[str], job: Callable[[str], Any], workers: int, events: JobEvents) -> None:
+    """Run `job(name)` for every name in worker processes, at most `workers` at once.
+
+    A job's exception stops the jobs not yet started and is raised here once the running ones are
+    done. A worker that dies (killed, out of memory) breaks its pool: `events.died` names each job
+    running then, and the jobs not started yet run in fresh workers.
+    """
+    global _job, _events
+    context = multiprocessing.get_context("fork")
+    _job, _events = job, context.SimpleQueue()
+    waiting = list(names)
+    while waiting:
+        waiting = _run_pool(waiting, context, workers, events)
+
+
+def _run_pool(names: list[str], context, workers: int, events: JobEvents) -> list[str]:
+    """Run the names in one pool; returns those not started when the pool broke."""
+    started: set[str] = set()
+    finished: set[str] = set()
+    error: BaseException | None = None
+    not_started: list[str] = []
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(names)), mp_context=context, initializer=_start_worker)
+    try:
+        pending: dict[Future, str] = {pool.submit(_run_job, name): name for name in names}
+        while pending:
+            done, _ = wait(pending, timeout=POLL_SECONDS, return_when=FIRST_COMPLETED)
+            _deliver(events, started, finished)
+            for future in done:
+                name = pending.pop(future)
+                finished.add(name)
+                if future.cancelled():
+                    continue
+                failure = future.exception()
+                if isinstance(failure, BrokenProcessPool):
+                    if name in started:
+                        events.died(name, f"its worker process died ({failure})")
+                    else:
+                        not_started.append(name)
+                elif failure is not None:
+                    error = error or failure
+                    for other in pending:
+                        other.cancel()
+                else:
+                    events.finished(name, future.result())
+    except BaseException:
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+    _deliver(events, started, finished)
+    if error is not None:
+        raise error
+    return [name for name in names if name in not_started]
+
+
+def _deliver(events: JobEvents, started: set[str], finished: set[str]) -> None:
+    while not _events.empty():
+        event = _events.get()
+        if event.kind == "started":
+            started.add(event.name)
+            if event.name not in finished:
+                events.started(event.name)
+        else:
+            events.line(event.name, event.text)
