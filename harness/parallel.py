@@ -100,23 +100,28 @@ def run_jobs(names: list[str], job: Callable[[str], Any], workers: int, events: 
     """Run `job(name)` for every name in worker processes, at most `workers` at once.
 
     A job's exception stops the jobs not yet started and is raised here once the running ones are
-    done. A worker that dies (killed, out of memory) breaks its pool: `events.died` names each job
-    running then, and the jobs not started yet run in fresh workers.
+    done. A worker that dies (killed, out of memory) breaks its pool and takes the other running
+    jobs with it: those jobs run again, each alone in a fresh worker, so that `events.died` names
+    only the job that dies on its own; the jobs not started yet run in a fresh pool.
     """
     global _job, _events
     context = multiprocessing.get_context("fork")
     _job, _events = job, context.SimpleQueue()
     waiting = list(names)
     while waiting:
-        waiting = _run_pool(waiting, context, workers, events)
+        waiting, interrupted = _run_pool(waiting, context, workers, events)
+        for name in interrupted:
+            _run_pool([name], context, 1, events)
 
 
-def _run_pool(names: list[str], context, workers: int, events: JobEvents) -> list[str]:
-    """Run the names in one pool; returns those not started when the pool broke."""
+def _run_pool(names: list[str], context, workers: int, events: JobEvents) -> tuple[list[str], list[str]]:
+    """Run the names in one pool; when it breaks, returns the names not started and those interrupted."""
     started: set[str] = set()
     finished: set[str] = set()
     error: BaseException | None = None
     not_started: list[str] = []
+    interrupted: list[str] = []
+    alone = len(names) == 1
     pool = ProcessPoolExecutor(max_workers=min(workers, len(names)), mp_context=context, initializer=_start_worker)
     try:
         pending: dict[Future, str] = {pool.submit(_run_job, name): name for name in names}
@@ -130,10 +135,12 @@ def _run_pool(names: list[str], context, workers: int, events: JobEvents) -> lis
                     continue
                 failure = future.exception()
                 if isinstance(failure, BrokenProcessPool):
-                    if name in started:
+                    if name not in started:
+                        not_started.append(name)
+                    elif alone:
                         events.died(name, f"its worker process died ({failure})")
                     else:
-                        not_started.append(name)
+                        interrupted.append(name)
                 elif failure is not None:
                     error = error or failure
                     for other in pending:
@@ -147,7 +154,7 @@ def _run_pool(names: list[str], context, workers: int, events: JobEvents) -> lis
     _deliver(events, started, finished)
     if error is not None:
         raise error
-    return [name for name in names if name in not_started]
+    return [n for n in names if n in not_started], [n for n in names if n in interrupted]
 
 
 def _deliver(events: JobEvents, started: set[str], finished: set[str]) -> None:
