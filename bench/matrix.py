@@ -5,7 +5,7 @@
 Runs the adapters as `deltacheck score` does (N at a time, each in a worker process; default: the
 usable cores) without fuzzing, gateways or the report. Prints, per adapter in completion order, the
 driver start-up time, the time to run every fixture it speaks and the median time of one fixture,
-then the total wall time with the machine's load average. Build the environments first
+then the total wall time with the machine's load average and the CPU time used. Build the environments first
 (`deltacheck envs`), so installs are not timed.
 """
 
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import time
 from dataclasses import dataclass
@@ -86,6 +87,10 @@ def main() -> None:
     wall = time.perf_counter() - total_started
     print(f"full matrix: {wall:.1f} s, {len(names)} adapters, {args.jobs} at a time on {usable_cores()} usable cores "
           f"(1-minute load average {load_before:.2f} before, {os.getloadavg()[0]:.2f} after)")
+    # CPU time does not grow with other load on the machine: divided by the cores, the wall time an idle machine approaches.
+    cpu = sum(getattr(resource.getrusage(who), field) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+              for field in ("ru_utime", "ru_stime"))
+    print(f"cpu time (this process, its workers and their drivers): {cpu:.1f} s user+sys")
 
 
 if __name__ == "__main__":
