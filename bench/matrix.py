@@ -67,6 +67,12 @@ class Printer:
     def died(self, name: str, reason: str) -> None:
         print(f"{name:34} not run: {reason}", flush=True)
 
+    def pause(self) -> None:
+        pass
+
+    def resume(self) -> None:
+        pass
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -118,7 +118,7 @@ class _Display:
                                   disable=not err.is_terminal)
         self._task = self._progress.add_task("adapters", total=len(names), running="")
         err.print(f"running {len(names)} adapters, {jobs} at a time; each adapter's failures are in its results "
-                  "file and the report")
+                  "file and the report", soft_wrap=True)
         for problem in corpus.problems:  # recorded as a skip in every adapter's results
             say("skip", "yellow", str(problem))
 
@@ -136,7 +136,13 @@ class _Display:
         self._refresh()
 
     def line(self, name: str, text: str) -> None:
-        err.print(text)
+        err.print(f"{name}: {text}", soft_wrap=True)
+
+    def pause(self) -> None:
+        self._progress.stop()
+
+    def resume(self) -> None:
+        self._progress.start()
 
     def finished(self, name: str, outcome: AdapterScore) -> None:
         self.outcomes.append(outcome)

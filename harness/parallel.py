@@ -3,8 +3,9 @@
 Workers are forked from the calling process, so a job sees the same registry, corpus and options
 without anything being pickled but its name and its outcome. A job writes its own files; what it
 prints is kept off the shared terminal: its console output is dropped (the caller records what
-matters in files), and its plain stderr lines (environment builds, notices) are passed to the
-caller whole, so lines from two jobs never mix. Outcomes arrive in completion order.
+matters in files), and every other line it writes to stdout or stderr (environment builds, notices,
+an in-process library's prints) is passed to the caller whole, named by its job, so lines from two
+jobs never mix. Outcomes arrive in completion order.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sys
+import threading
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -42,6 +44,11 @@ class JobEvents(Protocol):
 
     def died(self, name: str, reason: str) -> None: ...
 
+    # Around the fork of the workers: a display's refresh thread must not hold a lock they copy.
+    def pause(self) -> None: ...
+
+    def resume(self) -> None: ...
+
 
 @dataclass(frozen=True)
 class _Event:
@@ -54,46 +61,53 @@ class _Event:
 _job: Callable[[str], Any] | None = None
 _events: Any = None
 
-
-class _LineForwarder:
-    """A worker's sys.stderr: each complete line goes to the caller as one event."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self._pending = ""
-
-    def write(self, text: str) -> int:
-        self._pending += text
-        *lines, self._pending = self._pending.split("\n")
-        for line in lines:
-            _events.put(_Event("line", self.name, line))
-        return len(text)
-
-    def flush(self) -> None:
-        pass
-
-    def isatty(self) -> bool:
-        return False
+# In a worker: the job running, and the barrier that its output has been passed on.
+_current = ""
+_output_passed = threading.Event()
+_END_OF_JOB = b"\0deltacheck: end of job\n"
 
 
 def _start_worker() -> None:
+    """Drop the console's output; pass every line written to stdout or stderr (even from C) to the caller."""
     # Drivers the caller had running are its own: a worker neither talks to them nor stops them.
     from deltacheck import external
     from deltacheck.cli_common import err
 
     external._running.clear()
     err.file = open(os.devnull, "w", encoding="utf-8")
+    read_end, write_end = os.pipe()
+    os.dup2(write_end, 1)
+    os.dup2(write_end, 2)
+    os.close(write_end)
+    # New streams on the new fds: the inherited ones may be the caller's captures (a test runner's).
+    sys.stdout = open(1, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
+    sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
+    threading.Thread(target=_pass_output, args=(read_end,), name="job-output", daemon=True).start()
+
+
+def _pass_output(read_end: int) -> None:
+    with open(read_end, "rb") as pipe:
+        for raw in pipe:
+            if raw == _END_OF_JOB:
+                _output_passed.set()
+                continue
+            if not raw.strip():
+                continue
+            _events.put(_Event("line", _current, raw.decode("utf-8", errors="replace").rstrip("\n")))
 
 
 def _run_job(name: str) -> Any:
+    global _current
+    _current = name
     _events.put(_Event("started", name))
-    forwarder = _LineForwarder(name)
-    sys.stderr = forwarder
     try:
         return _job(name)
     finally:
-        if forwarder._pending:
-            forwarder.write("\n")
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        _output_passed.clear()
+        os.write(2, b"\n" + _END_OF_JOB)  # after a line left unfinished, if any
+        _output_passed.wait(timeout=5.0)
 
 
 def run_jobs(names: list[str], job: Callable[[str], Any], workers: int, events: JobEvents) -> None:
@@ -122,9 +136,13 @@ def _run_pool(names: list[str], context, workers: int, events: JobEvents) -> tup
     not_started: list[str] = []
     interrupted: list[str] = []
     alone = len(names) == 1
-    pool = ProcessPoolExecutor(max_workers=min(workers, len(names)), mp_context=context, initializer=_start_worker)
-    try:
+    events.pause()
+    try:  # the workers are forked at the first submit
+        pool = ProcessPoolExecutor(max_workers=min(workers, len(names)), mp_context=context, initializer=_start_worker)
         pending: dict[Future, str] = {pool.submit(_run_job, name): name for name in names}
+    finally:
+        events.resume()
+    try:
         while pending:
             done, _ = wait(pending, timeout=POLL_SECONDS, return_when=FIRST_COMPLETED)
             _deliver(events, started, finished)

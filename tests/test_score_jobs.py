@@ -91,6 +91,15 @@ def test_several_jobs_print_one_line_per_adapter_with_its_tallies(workspace):
     assert "DC-T00" not in outcome.output  # per-fixture lines stay in the results files and the report
 
 
+def test_what_an_in_process_library_prints_reaches_the_terminal_in_whole_lines_named_by_its_adapter(workspace):
+    outcome, _ = score(workspace, "j2", ["reference", "tests.drivers.chatty_adapter:PrintsToStdout"], "-j", "2")
+    assert outcome.exit_code == 0, outcome.output
+    lines = outcome.output.splitlines()
+    assert lines.count("test-prints-to-stdout: chatty: assembling DC-T00K") >= 1  # print() from Python
+    assert "test-prints-to-stdout: chatty: a C extension writes to fd 1" in lines  # a raw write to fd 1
+    assert [line for line in lines if "chatty:" in line and not line.startswith("test-prints-to-stdout: ")] == []
+
+
 def test_a_worker_that_dies_costs_only_the_adapter_it_was_running(workspace):
     outcome, out = score(workspace, "j2", ["reference", "tests.test_score_jobs:KillsItsProcess", "miniature-raises"],
                          "-j", "2")
