@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from collections import Counter
+from functools import partial
 from pathlib import Path
 
 import click
@@ -269,11 +270,11 @@ def score(corpus_dir: Path, adapter_names: tuple[str, ...], results_dir: Path, o
         except (UnknownAdapter, BadAdapterSpec) as exc:
             raise click.UsageError(str(exc)) from None
         factories[factory.name] = factory
-    ran, not_run = score_adapters(factories, corpus, results_dir, timeout, max_timeouts, examples, jobs)
-    gateway_files: list[Path] = []
+    gateways = None
     if gateway_names or not adapter_names:  # proxy mode: every bundled gateway route, each its own results file
-        gateway_files, gateways_not_run = score_gateways(corpus, results_dir, timeout, max_timeouts, gateway_names)
-        not_run += gateways_not_run
+        gateways = partial(score_gateways, corpus, results_dir, timeout, max_timeouts, gateway_names)
+    ran, not_run, gateway_files = score_adapters(factories, corpus, results_dir, timeout, max_timeouts, examples,
+                                                 jobs, gateways)
     write_mutation_results(results_dir / "mutants.jsonl", corpus, timeout=5.0)
     fuzz_files = [results_dir / f"fuzz-{n}.jsonl" for n in ran] if examples else []
     _write_report(sorted([*(results_dir / f"{n}.jsonl" for n in ran), *gateway_files]), corpus, output,

@@ -16,6 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+GatewayPhase = Callable[[], "tuple[list[Path], list[str]]"]  # score_gateways with its options: files written, routes not run
+GATEWAYS_JOB = "bundled gateways"
+
 import click
 
 from deltacheck.cli_common import err, say, started
@@ -50,25 +53,50 @@ class AdapterScore:
 
 
 def score_adapters(factories: dict[str, Callable[[], Any]], corpus: Corpus, results_dir: Path, timeout: float,
-                   max_timeouts: int, examples: int, jobs: int | None) -> tuple[list[str], list[str]]:
-    """Run every adapter (environment, fixtures, fuzzing), `jobs` at a time; returns the names run and not run."""
+                   max_timeouts: int, examples: int, jobs: int | None, gateways: GatewayPhase | None = None
+                   ) -> tuple[list[str], list[str], list[Path]]:
+    """Run every adapter (environment, fixtures, fuzzing) and the gateway phase, `jobs` at a time.
+
+    Returns the adapters run, those not run (with the gateway routes not run), and the gateway results files.
+    """
     jobs = jobs or usable_cores()
-    job = _AdapterJob(factories, corpus, results_dir, timeout, max_timeouts, examples)
-    if jobs == 1 or len(factories) <= 1:
-        outcomes = [job(name, quiet=False) for name in factories]
+    job = _AdapterJob(factories, corpus, results_dir, timeout, max_timeouts, examples, gateways)
+    gateway_job = [GATEWAYS_JOB] if gateways else []
+    names = gateway_job + list(factories)  # the gateways first: the longest job
+    if jobs == 1 or len(names) <= 1:
+        outcomes = [job(name, quiet=False) for name in list(factories) + gateway_job]
     else:
-        display = _Display(list(factories), jobs, corpus)
+        display = _Display(names, jobs, corpus)
         try:
             with display:
-                run_jobs(list(factories), job, jobs, display)
+                run_jobs(names, job, jobs, display)
         except KeyboardInterrupt:  # each worker has closed its results file, marked interrupted
             sys.exit(130)
         outcomes = display.outcomes
-    ran = [o.name for o in outcomes if o.not_run is None]
-    not_run = [o.name for o in outcomes if o.not_run is not None]
-    # Every name in the given order, whatever order the adapters finished in.
-    order = list(factories)
-    return sorted(ran, key=order.index), sorted(not_run, key=order.index)
+    # Every name in the given order, whatever order the jobs finished in.
+    ran = [n for n in factories if any(o.name == n and o.not_run is None for o in outcomes)]
+    not_run = [n for n in factories if any(o.name == n and o.not_run is not None for o in outcomes)]
+    gateway_files: list[Path] = []
+    for outcome in outcomes:
+        if isinstance(outcome, GatewaysScore):
+            gateway_files, not_run = outcome.files, not_run + outcome.not_run
+        elif outcome.name == GATEWAYS_JOB and outcome.not_run is not None:  # its worker died
+            not_run.append(GATEWAYS_JOB)
+    return ran, not_run, gateway_files
+
+
+@dataclass(frozen=True)
+class GatewaysScore:
+    """What the gateway phase reports back: the results files written and the routes not run."""
+
+    files: list[Path]
+    not_run: list[str]
+    seconds: float
+    name: str = GATEWAYS_JOB
+
+    def summary(self) -> str:
+        return (f"{self.name}: {len(self.files)} route(s) run" + (f", not run: {', '.join(self.not_run)}" if self.not_run else "")
+                + f"; {self.seconds:.1f} s")
 
 
 @dataclass
@@ -79,8 +107,11 @@ class _AdapterJob:
     timeout: float
     max_timeouts: int
     examples: int
+    gateways: GatewayPhase | None = None
 
-    def __call__(self, name: str, quiet: bool = True) -> AdapterScore:
+    def __call__(self, name: str, quiet: bool = True) -> AdapterScore | GatewaysScore:
+        if name == GATEWAYS_JOB and name not in self.factories:
+            return self._gateways(quiet)
         from deltacheck.cli import _run_one
         from deltacheck.cli_adequacy import run_fuzz, summarize_fuzz, write_fuzz_results
 
@@ -103,6 +134,19 @@ class _AdapterJob:
                 say("not run", "red", f"{name}: {exc}")
             return AdapterScore(name, not_run=str(exc), seconds=time.perf_counter() - began)
         return AdapterScore(name, dict(counts), fuzz_failed, time.perf_counter() - began)
+
+    def _gateways(self, quiet: bool) -> GatewaysScore:
+        """One job for every gateway: each starts once for all its routes. In a worker its console
+        output is passed on line by line, as the gateway runner says why a route did not run only there."""
+        began = time.perf_counter()
+        dropped = err.file
+        if quiet:
+            err.file = sys.stderr
+        try:
+            files, not_run = self.gateways()
+        finally:
+            err.file = dropped
+        return GatewaysScore(files, not_run, time.perf_counter() - began)
 
 
 class _Display:
@@ -144,9 +188,11 @@ class _Display:
     def resume(self) -> None:
         self._progress.start()
 
-    def finished(self, name: str, outcome: AdapterScore) -> None:
+    def finished(self, name: str, outcome: AdapterScore | GatewaysScore) -> None:
         self.outcomes.append(outcome)
-        if outcome.not_run is not None:
+        if isinstance(outcome, GatewaysScore):
+            say("done", "green", outcome.summary())
+        elif outcome.not_run is not None:
             say("not run", "red", f"{name}: {outcome.not_run}")
         else:
             say("done", "green", outcome.summary())
