@@ -1,8 +1,9 @@
 """The adapter phase of `deltacheck score`: each adapter's environment, run and fuzzing, several at once.
 
-With one job at a time an adapter prints what `deltacheck run` prints. With more, each adapter runs
-in a worker process and is one line when it finishes, with its tallies (in completion order); on a
-terminal a single progress display shows which adapters are running. The per-fixture failures are
+The bundled gateways are one more job beside the adapters (each gateway starts once for all its
+routes). With one job at a time an adapter prints what `deltacheck run` prints. With more, each
+adapter runs in a worker process and is one line when it finishes, with its tallies (in completion
+order); on a terminal a single progress display shows which adapters are running. The per-fixture failures are
 in the results files and the report either way. What is written never depends on the order in
 which adapters finish: each adapter writes its own files, and the report is rendered from them.
 """
@@ -16,9 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-GatewayPhase = Callable[[], "tuple[list[Path], list[str]]"]  # score_gateways with its options: files written, routes not run
-GATEWAYS_JOB = "bundled gateways"
-
 import click
 
 from deltacheck.cli_common import err, say, started
@@ -27,6 +25,10 @@ from deltacheck.errors import DriverFailed, EnvironmentFailed
 from deltacheck.files import FileBusy
 from deltacheck.parallel import run_jobs, usable_cores
 from deltacheck.verdict import PASSING, UNSCORED
+
+# score_gateways with its options bound: the results files written and the routes not run.
+GatewayPhase = Callable[[], "tuple[list[Path], list[str]]"]
+GATEWAYS_JOB = "bundled gateways"
 
 jobs_option = click.option(
     "-j", "--jobs", type=click.IntRange(min=1), default=None, show_default="the number of usable cores",
