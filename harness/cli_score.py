@@ -11,11 +11,13 @@ which adapters finish: each adapter writes its own files, and the report is rend
 from __future__ import annotations
 
 import sys
+import threading
 import time
+from contextlib import contextmanager
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import click
 
@@ -24,6 +26,7 @@ from deltacheck.corpus import Corpus
 from deltacheck.errors import DriverFailed, EnvironmentFailed
 from deltacheck.files import FileBusy
 from deltacheck.parallel import run_jobs, usable_cores
+from deltacheck.subprocess_adapter import SubprocessAdapter
 from deltacheck.verdict import PASSING, UNSCORED
 
 # score_gateways with its options bound: the results files written and the routes not run.
@@ -121,7 +124,7 @@ class _AdapterJob:
         fuzz_failed = None
         try:
             adapter = self.factories[name]()
-            with started(adapter):
+            with (_stopped_behind if quiet else started)(adapter):
                 counts, _, _ = _run_one(adapter, self.corpus, set(), set(), self.results_dir / f"{name}.jsonl",
                                         self.timeout, self.max_timeouts)
                 if self.examples:
@@ -149,6 +152,20 @@ class _AdapterJob:
         finally:
             err.file = dropped
         return GatewaysScore(files, not_run, time.perf_counter() - began)
+
+
+@contextmanager
+def _stopped_behind(adapter) -> Iterator[None]:
+    """`started`, but the driver is stopped on a thread of its own, so that the worker goes on to its next
+    adapter while this one exits (a JVM takes about 0.3 s, idle); the worker waits for it before it ends."""
+    if not isinstance(adapter, SubprocessAdapter):
+        yield
+        return
+    adapter.start()
+    try:
+        yield
+    finally:
+        threading.Thread(target=adapter.close, name=f"stop {adapter.name}").start()
 
 
 class _Display:
