@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
 POLL_SECONDS = 0.1
+MAX_LINE_BYTES = 64 * 1024
 
 
 def usable_cores() -> int:
@@ -87,7 +88,7 @@ def _start_worker() -> None:
 
 def _pass_output(read_end: int) -> None:
     with open(read_end, "rb") as pipe:
-        for raw in pipe:
+        for raw in iter(lambda: pipe.readline(MAX_LINE_BYTES), b""):  # a flood without newlines comes in pieces
             if raw == _END_OF_JOB:
                 _output_passed.set()
                 continue
