@@ -144,13 +144,13 @@ class _AdapterJob:
         """One job for every gateway: each starts once for all its routes. In a worker its console
         output is passed on line by line, as the gateway runner says why a route did not run only there."""
         began = time.perf_counter()
-        dropped = err.file
-        if quiet:
-            err.file = sys.stderr
+        dropped, wrapped = err.file, err.soft_wrap
+        if quiet:  # whole lines: each is passed on with the job's name in front
+            err.file, err.soft_wrap = sys.stderr, True
         try:
             files, not_run = self.gateways()
         finally:
-            err.file = dropped
+            err.file, err.soft_wrap = dropped, wrapped
         return GatewaysScore(files, not_run, time.perf_counter() - began)
 
 
