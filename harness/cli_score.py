@@ -25,7 +25,6 @@ from deltacheck.cli_common import err, say, started
 from deltacheck.corpus import Corpus
 from deltacheck.errors import DriverFailed, EnvironmentFailed
 from deltacheck.files import FileBusy
-from deltacheck.parallel import run_jobs, usable_cores
 from deltacheck.subprocess_adapter import SubprocessAdapter
 from deltacheck.verdict import PASSING, UNSCORED
 
@@ -64,6 +63,8 @@ def score_adapters(factories: dict[str, Callable[[], Any]], corpus: Corpus, resu
 
     Returns the adapters run, those not run (with the gateway routes not run), and the gateway results files.
     """
+    from deltacheck.parallel import run_jobs, usable_cores  # multiprocessing: only when scoring
+
     jobs = jobs or usable_cores()
     job = _AdapterJob(factories, corpus, results_dir, timeout, max_timeouts, examples, gateways)
     gateway_job = [GATEWAYS_JOB] if gateways else []
