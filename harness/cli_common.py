@@ -11,16 +11,30 @@ from pathlib import Path
 from typing import Iterator
 
 import click
-from rich.console import Console
 
 from deltacheck.corpus import DEFAULT_CORPUS
 from deltacheck.errors import ManifestProblem
 from deltacheck.subprocess_adapter import DEFAULT_STARTUP_TIMEOUT, SubprocessAdapter
 
 # Library and fixture text is never parsed as markup (a message may contain "[/choices]"): colour
-# is given explicitly, as in `say`.
-err = Console(stderr=True, highlight=False, markup=False)
-out = Console(highlight=False, soft_wrap=True, markup=False)
+# is given explicitly, as in `say`. The consoles `err` and `out` are made on first use (see
+# `__getattr__`): `lint` prints plain lines and need not import rich.
+CONSOLES = {"err": {"stderr": True, "highlight": False, "markup": False},
+            "out": {"highlight": False, "soft_wrap": True, "markup": False}}
+
+
+def __getattr__(name: str):
+    if name not in CONSOLES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from rich.console import Console  # noqa: PLC0415
+
+    made = globals()[name] = Console(**CONSOLES[name])
+    return made
+
+
+def console(name: str):
+    """`err` or `out`, made if this is its first use."""
+    return globals().get(name) or __getattr__(name)
 
 
 class Seconds(click.ParamType):
@@ -115,7 +129,7 @@ def say(label: str, style: str, text: str) -> None:
 
     line = Text(label, style=style)
     line.append(" " + text)
-    err.print(line, highlight=False)
+    console("err").print(line, highlight=False)
 
 
 def warn_manifest_problems() -> list[ManifestProblem]:

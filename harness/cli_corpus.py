@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from deltacheck.cli_common import corpus_option, err
+from deltacheck.cli_common import console, corpus_option
 from deltacheck.corpus import load_corpus
 from deltacheck.reference import PROTOCOLS
 
@@ -44,12 +44,12 @@ def serve(corpus_dir: Path, port: int) -> None:
 
     corpus = load_corpus(corpus_dir)
     try:
-        server = start_server(corpus.fixtures, port, log=lambda line: err.print(line, markup=False, highlight=False))
+        server = start_server(corpus.fixtures, port, log=lambda line: console("err").print(line, markup=False, highlight=False))
     except OSError as exc:  # most often: the port is in use
         raise click.ClickException(f"--port {port}: cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}") from None
     host, bound = server.server_address[:2]
     example = corpus.fixtures[0].id if corpus.fixtures else "DC-XXXX"
-    err.print(f"serving {len(corpus.fixtures)} fixtures; base URL http://{host}:{bound}/<FIXTURE-ID>/v1 "
+    console("err").print(f"serving {len(corpus.fixtures)} fixtures; base URL http://{host}:{bound}/<FIXTURE-ID>/v1 "
               f"(e.g. http://{host}:{bound}/{example}/v1); Ctrl-C stops", markup=False, highlight=False)
     try:
         while True:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
+from functools import partial
 from pathlib import Path
 
 import click
@@ -16,13 +17,14 @@ from deltacheck.adequacy_report import read_jsonl
 from deltacheck.cli_common import (Seconds, adapter_cmd_option, adapter_option, corpus_option, err, open_adapter, say,
                                    started, startup_timeout_option, warn_manifest_problems, writable_file)
 from deltacheck.cli_expectations import check_expectations, read_expectations
-from deltacheck.cli_adequacy import run_fuzz, summarize_fuzz, write_fuzz_results, write_mutation_results
+from deltacheck.cli_adequacy import write_mutation_results
+from deltacheck.score_jobs import jobs_option, score_adapters
 from deltacheck.cli_gateway import GatewayChoice, gateway_options, run_proxy_mode, score_gateways, wants_gateway
 from deltacheck.corpus import Corpus, load_corpus
 from deltacheck.errors import BadAdapterSpec, DriverFailed, EnvironmentFailed, InvalidResults, UnknownAdapter
 from deltacheck.reference import PROTOCOLS
 from deltacheck.export import render_html, render_junit
-from deltacheck.files import FileBusy, locked_for_writing, write_text_atomically
+from deltacheck.files import locked_for_writing, write_text_atomically
 from deltacheck.locations import default_report, default_results_dir
 from deltacheck.report import render_report
 from deltacheck.results import ResultsWriter, read_results
@@ -193,8 +195,9 @@ def _print_summary(name: str, by_protocol: dict[str, Counter[str]], results_path
 @max_timeouts_option
 @click.option("--gateway", "gateway_names", multiple=True, metavar="NAME",
               help="Only these bundled gateways or gateway routes (default: all of them, unless --adapter is given).")
+@jobs_option
 def score(corpus_dir: Path, adapter_names: tuple[str, ...], results_dir: Path, output: Path, timeout: float,
-          examples: int, with_cost: bool, max_timeouts: int, gateway_names: tuple[str, ...]) -> None:
+          examples: int, with_cost: bool, max_timeouts: int, gateway_names: tuple[str, ...], jobs: int | None) -> None:
     """Run every adapter over the corpus (building manifest adapters' environments first), then write REPORT.md.
 
     An adapter whose environment or driver cannot start is reported and left out; the others still
@@ -212,25 +215,12 @@ def score(corpus_dir: Path, adapter_names: tuple[str, ...], results_dir: Path, o
         except (UnknownAdapter, BadAdapterSpec) as exc:
             raise click.UsageError(str(exc)) from None
         factories[factory.name] = factory
-    ran, not_run = [], []
-    for name, factory in factories.items():
-        try:
-            adapter = factory()
-            with started(adapter):
-                _run_one(adapter, corpus, set(), set(), results_dir / f"{name}.jsonl", timeout, max_timeouts)
-                if examples:
-                    findings = run_fuzz(adapter, corpus, corpus.fixtures, examples, timeout, robustness=True)
-                    write_fuzz_results(results_dir / f"fuzz-{name}.jsonl", adapter, corpus, findings, examples)
-                    summarize_fuzz(name, findings)
-        except (EnvironmentFailed, DriverFailed, FileBusy) as exc:
-            say("not run", "red", f"{name}: {exc}")
-            not_run.append(name)
-            continue
-        ran.append(name)
-    gateway_files: list[Path] = []
+    gateways = None
     if gateway_names or not adapter_names:  # proxy mode: every bundled gateway route, each its own results file
-        gateway_files, gateways_not_run = score_gateways(corpus, results_dir, timeout, max_timeouts, gateway_names)
-        not_run += gateways_not_run
+        gateways = partial(score_gateways, corpus, results_dir, timeout, max_timeouts, gateway_names)
+    ran, not_run, gateway_files = score_adapters(factories, corpus, results_dir, timeout, max_timeouts, examples,
+                                                 jobs, gateways)
+    # Once every job above is over: each implementation timed alone, one after another, never beside other work.
     cost_files = _score_cost({n: factories[n] for n in ran}, corpus_dir, results_dir) if with_cost else []
     write_mutation_results(results_dir / "mutants.jsonl", corpus, timeout=5.0)
     fuzz_files = [results_dir / f"fuzz-{n}.jsonl" for n in ran] if examples else []

@@ -11,6 +11,7 @@ it, each call arms and disarms its own timer.
 from __future__ import annotations
 
 import _signal  # the C module: its getsignal skips the enum conversion `signal.getsignal` adds per call
+import os
 import signal
 import time
 from contextlib import contextmanager
@@ -71,6 +72,15 @@ def within(work: Callable[[], Any], timeout: float) -> Any:
         return work()
     finally:
         _deadline = None
+
+
+def _forget_in_child() -> None:
+    """A forked process inherits these values but not the timer itself: it starts with none."""
+    global _deadline, _fires_at, _sharing
+    _deadline, _fires_at, _sharing = None, None, 0
+
+
+os.register_at_fork(after_in_child=_forget_in_child)
 
 
 @contextmanager

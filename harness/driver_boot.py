@@ -44,4 +44,6 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    status = main(sys.argv[1:])
+    driver = sys.modules.get("deltacheck.driver")
+    sys.exit(status) if driver is None else driver.end_process(status)

@@ -8,8 +8,8 @@ from traceback import format_exception
 from dataclasses import dataclass, field
 from typing import Any
 
-from deltacheck.compare import (Divergence, arguments_bytes_equal, arguments_equal, compare, full_diff, json_equal,
-                                normalised)
+from deltacheck.compare import (Divergence, arguments_bytes_equal, arguments_equal, compare, confusable_leaves,
+                                equal_to_known, full_diff, json_equal, normalised)
 from deltacheck.corpus import forbidden_matches, schema_problems
 from deltacheck.model import Fixture
 from deltacheck.reference import ReferenceOutcome
@@ -325,22 +325,35 @@ def scored_axes(fixture: Fixture, capabilities: frozenset[str]) -> list[str]:
     return axes
 
 
-# Per-fixture facts the judge needs on every verdict, kept by the identity of the fixture's expected
-# result (fuzz variants share it): {id(expected): (expected, {capabilities: axes})}. The object is
-# kept with its entry, so a recycled id is never mistaken for it.
-_AXES_BY_EXPECTED: dict[int, tuple[Any, dict[frozenset[str], tuple[str, ...]]]] = {}
-_AXES_ENTRIES = 4096
+@dataclass
+class _ExpectedFacts:
+    """What the judge derives from one expected result, worked out once: the axes per capability set,
+    and where a boolean could pass for a number under `==` (compare.confusable_leaves)."""
+
+    expected: dict[str, Any]
+    leaves: tuple
+    axes: dict[frozenset[str], tuple[str, ...]] = field(default_factory=dict)
+
+
+# Kept by the identity of the fixture's expected result (fuzz variants share it); the object is kept
+# in its entry, so a recycled id is never mistaken for it.
+_FACTS: dict[int, _ExpectedFacts] = {}
+_FACTS_ENTRIES = 4096
+
+
+def _facts(expected: dict[str, Any]) -> _ExpectedFacts:
+    facts = _FACTS.get(id(expected))
+    if facts is None or facts.expected is not expected:
+        if len(_FACTS) >= _FACTS_ENTRIES:
+            _FACTS.clear()
+        facts = _FACTS[id(expected)] = _ExpectedFacts(expected, confusable_leaves(expected))
+    return facts
 
 
 def _axes_for(fixture: Fixture, capabilities: frozenset[str]) -> tuple[str, ...]:
     if fixture.expected is None:
-        return scored_axes(fixture, capabilities)
-    entry = _AXES_BY_EXPECTED.get(id(fixture.expected))
-    if entry is None or entry[0] is not fixture.expected:
-        if len(_AXES_BY_EXPECTED) >= _AXES_ENTRIES:
-            _AXES_BY_EXPECTED.clear()
-        entry = _AXES_BY_EXPECTED[id(fixture.expected)] = (fixture.expected, {})
-    by_capabilities = entry[1]
+        return tuple(scored_axes(fixture, capabilities))
+    by_capabilities = _facts(fixture.expected).axes
     if capabilities not in by_capabilities:
         by_capabilities[capabilities] = tuple(scored_axes(fixture, capabilities))
     return by_capabilities[capabilities]
@@ -359,21 +372,22 @@ def _is_expected_as_is(fixture: Fixture, observed: Any, capabilities: frozenset[
         return False
     judging_events = "events" in capabilities and reference is not None
     if "events" not in observed:
-        return json_equal(observed, fixture.expected) and not (
+        return equal_to_known(observed, fixture.expected, _facts(fixture.expected).leaves) and not (
             judging_events and _judge_events(fixture, observed, capabilities, reference))
     if judging_events:
         own = _reference_own(fixture, capabilities, fast_check, reference)
-        if own is not None and json_equal(observed, own[0]):
-            return own[1]
+        if own is not None and equal_to_known(observed, own[0], own[1]):
+            return own[2]
     return (json_equal({k: v for k, v in observed.items() if k != "events"}, fixture.expected)
             and _events_valid(fast_check, observed["events"])
             and not (judging_events and _judge_events(fixture, observed, capabilities, reference)))
 
 
 def _reference_own(fixture: Fixture, capabilities: frozenset[str], fast_check,
-                   reference: ReferenceOutcome) -> tuple[dict[str, Any], bool] | None:
-    """(expected with the reference's own events, whether those events are valid and pass the event
-    rules), memoised on the reference outcome together with the expected result it was made for."""
+                   reference: ReferenceOutcome) -> tuple[dict[str, Any], tuple, bool] | None:
+    """(expected with the reference's own events, its confusable leaves, whether those events are
+    valid and pass the event rules), memoised on the reference outcome with the expected result it
+    was made for."""
     own_events = reference.result.get("events")
     if own_events is None:
         return None
@@ -381,8 +395,8 @@ def _reference_own(fixture: Fixture, capabilities: frozenset[str], fast_check,
     if memo is None or memo[0] is not fixture.expected:
         whole = {**fixture.expected, "events": own_events}
         passes = _events_valid(fast_check, own_events) and not _judge_events(fixture, whole, capabilities, reference)
-        memo = reference.judged_own_events = (fixture.expected, whole, passes)
-    return memo[1], memo[2]
+        memo = reference.judged_own_events = (fixture.expected, whole, confusable_leaves(whole), passes)
+    return memo[1], memo[2], memo[3]
 
 
 def _events_valid(fast_check, events: Any) -> bool:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from deltacheck.compare import arguments_equal, compare, full_diff, json_equal, resolve_pointer, MISSING
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from deltacheck.compare import (MISSING, arguments_equal, compare, confusable_leaves, equal_to_known, full_diff, json_equal,
+                                resolve_pointer)
 
 
 def call(id, name, arguments="{}"):
@@ -159,3 +163,30 @@ def test_the_reference_flags_a_call_whose_arguments_are_not_json_when_the_stream
     chunk["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"] = ""
     (part,) = assemble("openai-chat", [chunk]).result["choices"][0]["parts"]
     assert "flagged" not in part  # no arguments is not broken arguments
+
+
+_LEAVES = st.one_of(st.none(), st.booleans(), st.sampled_from([0, 1, 0.0, 1.0, 2, -1, 1.5]), st.text(max_size=2))
+_JSON = st.recursive(_LEAVES, lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                                      st.dictionaries(st.sampled_from("abc"), inner, max_size=3)),
+                     max_leaves=12)
+
+
+def _kinds_swapped(value, flips):
+    """`value` with some booleans and 0/1 numbers traded for each other (still `==` to it)."""
+    if isinstance(value, dict):
+        return {k: _kinds_swapped(v, flips) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_kinds_swapped(v, flips) for v in value]
+    if (type(value) is bool or value in (0, 1)) and not isinstance(value, str) and value is not None and next(flips):
+        return bool(value) if type(value) is not bool else int(value)
+    return value
+
+
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(_JSON, st.lists(st.booleans(), min_size=1, max_size=20), _JSON)
+def test_equal_to_known_is_json_equal(expected, flips, other):
+    from itertools import cycle
+
+    leaves = confusable_leaves(expected)
+    for observed in (expected, _kinds_swapped(expected, cycle(flips)), other):
+        assert equal_to_known(observed, expected, leaves) == json_equal(observed, expected)

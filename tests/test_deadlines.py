@@ -54,3 +54,29 @@ def test_calls_after_a_run_and_between_calls_are_left_alone() -> None:
     with shared_timer():
         within(_nap(0), 5.0)
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+def test_a_process_forked_during_a_run_still_times_out_its_own_calls() -> None:
+    import os
+
+    with shared_timer():
+        within(_nap(0), 0.3)  # the parent's timer fires in 0.3 s; a child does not inherit it
+        child = os.fork()
+        if child == 0:
+            try:
+                within(_hang, 0.6)  # a later deadline than the inherited one: only its own timer can stop it
+                os._exit(1)
+            except Expired:
+                os._exit(0)
+            except BaseException:
+                os._exit(2)
+        for _ in range(100):  # up to 5 s, then the child is taken for hung
+            done, status = os.waitpid(child, os.WNOHANG)
+            if done:
+                break
+            time.sleep(0.05)
+        else:
+            os.kill(child, 9)
+            os.waitpid(child, 0)
+            pytest.fail("the forked process's hanging call was never stopped")
+    assert os.waitstatus_to_exitcode(status) == 0

@@ -132,9 +132,10 @@ def test_score_runs_the_gateway_routes_and_reports_each_pair_as_its_own_row(tmp_
     monkeypatch.setattr(cli_gateway, "load_gateways", lambda: load_gateways(tmp_path / "gateways"))
     from deltacheck import gateway as gateway_module
 
-    starts = []
+    starts = tmp_path / "starts"  # a file: the gateways may run in a worker process of score's
     original_start = gateway_module.GatewayProcess.start
-    monkeypatch.setattr(gateway_module.GatewayProcess, "start", lambda self: (starts.append(1), original_start(self)))
+    monkeypatch.setattr(gateway_module.GatewayProcess, "start",
+                        lambda self: (starts.open("a").write("start\n"), original_start(self)))
     results, report = tmp_path / "results", tmp_path / "REPORT.md"
     outcome = CliRunner().invoke(main, ["score", "--adapter", "reference", "--gateway", "mini", "--examples", "0",
                                         "--results-dir", str(results), "--output", str(report)])
@@ -143,4 +144,4 @@ def test_score_runs_the_gateway_routes_and_reports_each_pair_as_its_own_row(tmp_
     assert "| mini-chat-to-responses | openai-chat → openai-responses |" in text
     assert "| mini-chat-to-anthropic | openai-chat → anthropic-messages |" in text
     assert "response.completed output omits output_index 1 (function_call lookup)" in text  # the weave writer, killed
-    assert len(starts) == 1  # one gateway process serves both routes
+    assert starts.read_text() == "start\n"  # one gateway process serves both routes

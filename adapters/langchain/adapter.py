@@ -63,16 +63,13 @@ flat Responses `error` event or `response.failed` (no structured type to report)
 
 from __future__ import annotations
 
+import importlib
 import json
 from importlib.metadata import version as _dist_version
 from typing import Any, Callable, Iterator
 
-import anthropic
 import httpx2
-import openai
-from langchain_anthropic import ChatAnthropic
 from langchain_core.messages import AIMessageChunk, HumanMessage
-from langchain_openai import ChatOpenAI
 
 from deltacheck.adapter import Adapter, protocol_notes
 from deltacheck.model import AssemblyRequest
@@ -106,6 +103,8 @@ def _merge(stream: Iterator[AIMessageChunk], provider_error: Callable[[BaseExcep
 
 
 def _openai_provider_error(exc: BaseException) -> dict | None:
+    import openai
+
     # langchain-openai re-raises SDK errors as subclasses of the SDK's classes (or the original).
     if not isinstance(exc, openai.APIError):
         return None
@@ -117,6 +116,8 @@ def _openai_provider_error(exc: BaseException) -> dict | None:
 
 
 def _anthropic_provider_error(exc: BaseException) -> dict | None:
+    import anthropic
+
     if not isinstance(exc, anthropic.APIStatusError):
         return None
     body = exc.body
@@ -150,6 +151,14 @@ def _tool_calls_from_chunks(merged: AIMessageChunk) -> list[dict[str, Any]]:
 class _LangChainAdapter(Adapter):
     """Shared driving code; subclasses say how to build the model and map the merged chunk."""
 
+    # Imported when the adapter is made (the driver's `start`), not at module import: a driver
+    # serves one adapter, and the other provider's SDK would add about a second to its start-up.
+    provider_modules: tuple[str, ...] = ()
+
+    def __init__(self) -> None:
+        for module in self.provider_modules:
+            importlib.import_module(module)
+
     def _model(self, request: AssemblyRequest) -> Any:
         raise NotImplementedError
 
@@ -168,6 +177,7 @@ class _LangChainAdapter(Adapter):
 
 class LangChainOpenAIChat(_LangChainAdapter):
     name = "langchain-openai-chat"
+    provider_modules = ("openai", "langchain_openai")
     library = "langchain-openai"
     version = _dist_version("langchain-openai")
     protocols = frozenset({"openai-chat"})
@@ -181,6 +191,8 @@ class LangChainOpenAIChat(_LangChainAdapter):
                  "openai-python's own stream parser")
 
     def _model(self, request: AssemblyRequest) -> Any:
+        from langchain_openai import ChatOpenAI
+
         return ChatOpenAI(model="gpt-4o", api_key=_FAKE_KEY, base_url="http://deltacheck.invalid/v1",
                           http_client=httpx2.Client(transport=_transport(request)), max_retries=0,
                           stream_usage=True)
@@ -219,6 +231,7 @@ class LangChainOpenAIChat(_LangChainAdapter):
 
 class LangChainOpenAIResponses(_LangChainAdapter):
     name = "langchain-openai-responses"
+    provider_modules = ("openai", "langchain_openai")
     library = "langchain-openai"
     version = _dist_version("langchain-openai")
     protocols = frozenset({"openai-responses"})
@@ -232,6 +245,8 @@ class LangChainOpenAIResponses(_LangChainAdapter):
                  "openai-python's own Responses stream parser")
 
     def _model(self, request: AssemblyRequest) -> Any:
+        from langchain_openai import ChatOpenAI
+
         return ChatOpenAI(model="gpt-4o", api_key=_FAKE_KEY, base_url="http://deltacheck.invalid/v1",
                           http_client=httpx2.Client(transport=_transport(request)), max_retries=0,
                           use_responses_api=True)
@@ -282,6 +297,7 @@ _BOUND_TOOL = {"name": "lookup", "description": "Look something up.",
 
 class LangChainAnthropic(_LangChainAdapter):
     name = "langchain-anthropic"
+    provider_modules = ("anthropic", "langchain_anthropic")
     library = "langchain-anthropic"
     version = _dist_version("langchain-anthropic")
     protocols = frozenset({"anthropic-messages"})
@@ -295,6 +311,9 @@ class LangChainAnthropic(_LangChainAdapter):
                  "own SSE decoder reads the fixture")
 
     def _model(self, request: AssemblyRequest) -> Any:
+        import anthropic
+        from langchain_anthropic import ChatAnthropic
+
         llm = ChatAnthropic(model="claude-sonnet-4-5", api_key=_FAKE_KEY,
                             base_url="http://deltacheck.invalid", max_retries=0)
         params = dict(llm._client_params)

@@ -46,8 +46,6 @@ import warnings
 from typing import Any
 
 import httpx2
-from anthropic import AsyncAnthropic
-from openai import AsyncOpenAI
 from pydantic_ai import ModelRequest
 from pydantic_ai.direct import model_request_stream
 from pydantic_ai.exceptions import ModelAPIError
@@ -61,10 +59,6 @@ from pydantic_ai.messages import (
     ToolCallPart,
 )
 from pydantic_ai.models import ModelRequestParameters
-from pydantic_ai.models.anthropic import AnthropicModel
-from pydantic_ai.models.openai import OpenAIChatModel, OpenAIResponsesModel
-from pydantic_ai.providers.anthropic import AnthropicProvider
-from pydantic_ai.providers.openai import OpenAIProvider
 from pydantic_ai.tools import ToolDefinition
 
 from deltacheck.adapters.replay import API_KEY, BASE_URL, Replay
@@ -104,6 +98,13 @@ class _PydanticAIAdapter(Adapter):
     library = LIBRARY
     version = VERSION
     protocol: str
+    # Imported when the adapter is made (the driver's `start`), not at module import: a driver
+    # serves one adapter, and the other provider's SDK would add about a second to its start-up.
+    provider_modules: tuple[str, ...] = ()
+
+    def __init__(self) -> None:
+        for module in self.provider_modules:
+            importlib.import_module(module)
 
     def _model(self, http_client: httpx2.AsyncClient) -> Any:
         raise NotImplementedError
@@ -189,11 +190,16 @@ class _PydanticAIAdapter(Adapter):
 
 
 class _OpenAIAdapter(_PydanticAIAdapter):
-    model_class: type
+    provider_modules = ("openai", "pydantic_ai.models.openai", "pydantic_ai.providers.openai")
+    model_class_name: str  # in pydantic_ai.models.openai
 
     def _model(self, http_client: httpx2.AsyncClient) -> Any:
+        from openai import AsyncOpenAI
+        from pydantic_ai.models import openai as models
+        from pydantic_ai.providers.openai import OpenAIProvider
+
         client = AsyncOpenAI(api_key=API_KEY, base_url=BASE_URL, http_client=http_client, max_retries=0)
-        return self.model_class("gpt-4o", provider=OpenAIProvider(openai_client=client))
+        return getattr(models, self.model_class_name)("gpt-4o", provider=OpenAIProvider(openai_client=client))
 
     def _settings(self) -> dict[str, Any]:
         return {"openai_include_raw_annotations": True}
@@ -207,7 +213,7 @@ class PydanticAIOpenAIChat(_OpenAIAdapter):
     capability_notes = protocol_notes('openai-chat', capabilities, flags=FLAGS_NOTE,
         multiple_choices='ModelResponse is one message; pydantic-ai reads choices[0] of every chunk whatever its index',
         usage="usage is normalised into pydantic-ai's RequestUsage; the provider's usage object is not kept")
-    model_class = OpenAIChatModel
+    model_class_name = "OpenAIChatModel"
     code_path = ("pydantic_ai.direct.model_request_stream on OpenAIChatModel(OpenAIProvider(AsyncOpenAI(httpx2 "
                  "MockTransport serving request.sse))), mapped from the stream's final ModelResponse")
 
@@ -222,7 +228,7 @@ class PydanticAIOpenAIResponses(_OpenAIAdapter):
                       "handler drops a custom_tool_call item with a 'not yet implemented' warning"),
         finish_detail="pydantic-ai keeps no incomplete_details apart (provider_details['finish_reason'] holds the incomplete reason in place of the status)",
         usage="usage is normalised into pydantic-ai's RequestUsage; the provider's usage object is not kept")
-    model_class = OpenAIResponsesModel
+    model_class_name = "OpenAIResponsesModel"
     code_path = ("pydantic_ai.direct.model_request_stream on OpenAIResponsesModel(OpenAIProvider(AsyncOpenAI(httpx2 "
                  "MockTransport serving request.sse))), mapped from the stream's final ModelResponse")
 
@@ -231,6 +237,7 @@ class PydanticAIAnthropic(_PydanticAIAdapter):
     name = manifest_name("pydantic-ai-anthropic")
     protocol = "anthropic-messages"
     protocols = frozenset({protocol})
+    provider_modules = ("anthropic", "pydantic_ai.models.anthropic", "pydantic_ai.providers.anthropic")
     capabilities = COMMON - {"refusal"}
     capability_notes = protocol_notes('anthropic-messages', capabilities, flags=FLAGS_NOTE,
         finish_detail='pydantic-ai keeps no stop_sequence',
@@ -240,6 +247,10 @@ class PydanticAIAnthropic(_PydanticAIAdapter):
                  "MockTransport serving request.sse))), mapped from the stream's final ModelResponse")
 
     def _model(self, http_client: httpx2.AsyncClient) -> Any:
+        from anthropic import AsyncAnthropic
+        from pydantic_ai.models.anthropic import AnthropicModel
+        from pydantic_ai.providers.anthropic import AnthropicProvider
+
         client = AsyncAnthropic(api_key=API_KEY, base_url=BASE_URL.removesuffix("/v1"), http_client=http_client,
                                 max_retries=0)
         return AnthropicModel("claude-sonnet-4-5", provider=AnthropicProvider(anthropic_client=client))

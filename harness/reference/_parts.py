@@ -60,6 +60,7 @@ class ReferenceOutcome:
 
     result: dict[str, Any]
     last_fragment: dict[tuple[int, int], int] = field(default_factory=dict)
-    # (expected result, it with `result`'s own events, whether those events are valid and pass the event
-    # rules): the event judge's work on the common outcome, done once (deltacheck.verdict)
-    judged_own_events: tuple[Any, dict[str, Any], bool] | None = field(default=None, compare=False, repr=False)
+    # (expected result, it with `result`'s own events, that one's confusable leaves, whether those events
+    # are valid and pass the event rules): the event judge's work on the common outcome, done once
+    # (deltacheck.verdict)
+    judged_own_events: tuple[Any, dict[str, Any], tuple, bool] | None = field(default=None, compare=False, repr=False)
