@@ -5,18 +5,21 @@ for a variant it fails, and shrinks the first one it finds to a minimal stream. 
 searches `perturbations()` for a stream on which the implementation crashes, hangs or returns
 something that is not a canonical result (raising an error is fine there).
 
-Runs are derandomized, so the same corpus, adapter and example count give the same findings.
+Runs are derandomized, so the same corpus, adapter and example count give the same findings,
+whichever modules the process has imported (see `_reproducible`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
 import secrets
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis.errors import NoSuchExample
@@ -57,6 +60,31 @@ def _settings(examples: int) -> settings:
                     suppress_health_check=list(HealthCheck), phases=[Phase.generate, Phase.shrink])
 
 
+@contextmanager
+def _reproducible() -> Iterator[None]:
+    """Hypothesis without the literals of "local" modules.
+
+    Hypothesis mixes the constants written in every local module in `sys.modules` into what it
+    draws, so the streams tried would depend on which modules happen to be imported: a checkout
+    (where deltacheck's own modules are local) against an installed wheel, or a `score -j` worker
+    that ran other jobs before. REPORT.md must come out the same everywhere, so the pool is empty
+    while the corpus is fuzzed; hypothesis's own fixed constants still apply.
+    """
+    providers = importlib.import_module("hypothesis.internal.conjecture.providers")
+    local_constants = getattr(providers, "_get_local_constants", None)
+    if local_constants is None:  # a hypothesis without the pool draws nothing from local modules
+        yield
+        return
+    empty = providers.Constants()
+    providers.CONSTANTS_CACHE.cache.clear()  # entries made with another pool
+    providers._get_local_constants = lambda: empty
+    try:
+        yield
+    finally:
+        providers._get_local_constants = local_constants
+        providers.CONSTANTS_CACHE.cache.clear()
+
+
 def _runner(adapter) -> Callable:
     return getattr(adapter, "run_request", None) or partial(call_adapter, adapter)
 
@@ -95,7 +123,8 @@ def fuzz_invariance(adapter, corpus: Corpus, fixture: Fixture, examples: int, ti
         return _verdict(adapter, corpus, fixture, variant[0], timeout).verdict != "pass"
 
     try:
-        chunks, edits = find(restreamings(fixture), fails, settings=_settings(examples))
+        with _reproducible():
+            chunks, edits = find(restreamings(fixture), fails, settings=_settings(examples))
     except NoSuchExample:
         found.status, found.examples = "survived", calls
         return found
@@ -117,7 +146,8 @@ def fuzz_robustness(adapter, corpus: Corpus, fixture: Fixture, examples: int, ti
         return _robustness_problem(run, validator, fixture, variant[0], timeout) is not None
 
     try:
-        chunks, damage = find(perturbations(fixture), breaks, settings=_settings(examples))
+        with _reproducible():
+            chunks, damage = find(perturbations(fixture), breaks, settings=_settings(examples))
     except NoSuchExample:
         found.status, found.examples = "survived", calls
         return found

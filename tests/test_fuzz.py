@@ -60,3 +60,34 @@ def test_raising_on_a_broken_stream_is_not_a_robustness_failure(tmp_path):
     (fixture,) = corpus.fixtures
     finding = fuzz_robustness(miniatures.Raises(), corpus, fixture, examples=20, timeout=1)
     assert finding.status == "survived"
+
+
+def test_what_is_fuzzed_does_not_depend_on_the_modules_imported(tmp_path):
+    """Hypothesis draws the literals of local modules; REPORT.md's fuzz figures must not follow them."""
+    import subprocess
+    import sys
+
+    (tmp_path / "many_literals.py").write_text("VALUES = [" + ", ".join(  # cuts in [0, 1), as restreamings draw
+        [f"{n / 97:.6f}" for n in range(1, 97)] + [str(n) for n in range(2, 60)] + [repr(f"s{n}") for n in range(40)]) + "]\n")
+    corpus_dir = tmp_path / "corpus"
+    anthropic_text_corpus(corpus_dir)
+    program = (
+        "import json, sys\n"
+        "if sys.argv[1] == 'with': import many_literals\n"
+        "from deltacheck.corpus import load_corpus\n"
+        "from deltacheck.fuzz import fuzz_invariance, fuzz_robustness\n"
+        "from tests import miniatures\n"
+        f"corpus = load_corpus({str(corpus_dir / 'corpus')!r})\n"
+        "(fixture,) = corpus.fixtures\n"
+        "tried = []\n"
+        "class Recording(miniatures.AsyncReference):\n"
+        "    async def assemble(self, request):\n"
+        "        tried.append(request.chunks)\n"
+        "        return await super().assemble(request)\n"
+        "found = [fuzz_invariance(Recording(), corpus, fixture, examples=100, timeout=2),\n"
+        "         fuzz_robustness(Recording(), corpus, fixture, examples=100, timeout=2)]\n"
+        "print(json.dumps([[f.to_json() for f in found], tried], sort_keys=True))\n")
+    runs = [subprocess.run([sys.executable, "-c", program, mode], capture_output=True, text=True, check=True,
+                           env={**__import__("os").environ, "PYTHONPATH": f"{tmp_path}:{DEFAULT_CORPUS.parent}"},
+                           cwd=DEFAULT_CORPUS.parent).stdout for mode in ("without", "with")]
+    assert runs[0] == runs[1]
