@@ -55,8 +55,9 @@ public final class Driver {
         }
     }
 
-    /** Frames kept per exception in a traceback (see stableTrace). */
+    /** Frames kept for the exception, and for each of its causes, in a traceback (see stableTrace). */
     private static final int TRACE_FRAMES = 8;
+    private static final int CAUSE_FRAMES = 2;
 
     private static final PrintStream PROTOCOL_OUT =
             new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
@@ -163,9 +164,11 @@ public final class Driver {
     }
 
     /**
-     * The exception and each cause with the frames nearest to where it was thrown. Deeper frames (and
-     * the "... N more" counts) depend on how coroutines were dispatched in that run, and the report
-     * must read the same on every run.
+     * The exception and each cause with the frames nearest to where it was thrown, up to the first
+     * frame of coroutine dispatch or a synthetic frame without a line number. What lies below depends
+     * on whether a coroutine suspended in that run (a resumed continuation has a short stack, one
+     * that ran straight through a long one), and the report must read the same on every run; a
+     * cause keeps only its innermost frames, since even its ordinary frames vary that way.
      */
     private static String stableTrace(Throwable e) {
         StringBuilder out = new StringBuilder();
@@ -173,11 +176,17 @@ public final class Driver {
         for (Throwable t = e; t != null && seen.add(t); t = t.getCause()) {
             out.append(t == e ? "" : "Caused by: ").append(t).append('\n');
             StackTraceElement[] frames = t.getStackTrace();
-            for (int i = 0; i < Math.min(frames.length, TRACE_FRAMES); i++) {
+            int limit = Math.min(frames.length, t == e ? TRACE_FRAMES : CAUSE_FRAMES);
+            for (int i = 0; i < limit && (i == 0 || !isDispatch(frames[i])); i++) {
                 out.append("\tat ").append(frames[i]).append('\n');
             }
         }
         return out.toString();
+    }
+
+    private static boolean isDispatch(StackTraceElement frame) {
+        String type = frame.getClassName();
+        return type.startsWith("kotlin.coroutines.") || type.startsWith("kotlinx.coroutines.") || frame.getLineNumber() < 0;
     }
 
     /** `Type: message`, on one line; the innermost cause's type when the outer one only wraps it. */
