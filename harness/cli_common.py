@@ -8,7 +8,7 @@ import os
 import shlex
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import click
 
@@ -111,8 +111,8 @@ def open_adapter(adapter_name: str | None, adapter_cmd: str | None, startup_time
 
 
 @contextmanager
-def started(adapter) -> Iterator[None]:
-    """Start a subprocess adapter before anything is written (a bad driver is one clear error); stop it after."""
+def started(adapter, stop: Callable[[SubprocessAdapter], None] = SubprocessAdapter.close) -> Iterator[None]:
+    """Start a subprocess adapter before anything is written (a bad driver is one clear error); `stop` it after."""
     if not isinstance(adapter, SubprocessAdapter):
         yield
         return
@@ -120,7 +120,7 @@ def started(adapter) -> Iterator[None]:
     try:
         yield
     finally:
-        adapter.close()
+        stop(adapter)
 
 
 def say(label: str, style: str, text: str) -> None:

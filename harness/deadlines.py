@@ -57,21 +57,15 @@ def within(work: Callable[[], Any], timeout: float) -> Any:
     if _signal.getsignal(signal.SIGALRM) is not _on_alarm:
         signal.signal(signal.SIGALRM, _on_alarm)
     deadline = time.monotonic() + timeout
-    if not _sharing:
-        _arm(timeout)
-        _deadline = deadline
-        try:
-            return work()
-        finally:
-            _deadline = None
-            _disarm()
-    if _fires_at is None or _fires_at > deadline:
+    if not _sharing or _fires_at is None or _fires_at > deadline:  # a shared timer must fire by this deadline
         _arm(timeout)
     _deadline = deadline
     try:
         return work()
     finally:
         _deadline = None
+        if not _sharing:
+            _disarm()
 
 
 def _forget_in_child() -> None:

@@ -54,20 +54,25 @@ def _record_path(manifest: Manifest, envs_dir: Path) -> Path:
     return envs_dir / RECORDS / f"{manifest.name}.json"
 
 
-def recorded(manifest: Manifest, envs_dir: Path, adapters_dir: Path) -> dict[str, Any] | None:
-    """The recorded hello (as `Hello.describe()` gave it) when it is still what the driver would say."""
+def _read(manifest: Manifest, envs_dir: Path) -> dict[str, Any]:
     try:
         record = json.loads(_record_path(manifest, envs_dir).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return None
-    if not isinstance(record, dict) or record.get("digest") != digest(manifest, envs_dir, adapters_dir):
+        return {}
+    return record if isinstance(record, dict) else {}
+
+
+def recorded(manifest: Manifest, envs_dir: Path, adapters_dir: Path) -> dict[str, Any] | None:
+    """The recorded hello (as `Hello.describe()` gave it) when it is still what the driver would say."""
+    record = _read(manifest, envs_dir)
+    if record.get("digest") != digest(manifest, envs_dir, adapters_dir):
         return None
     hello = record.get("hello")
     return hello if isinstance(hello, dict) else None
 
 
 def record(manifest: Manifest, envs_dir: Path, adapters_dir: Path, hello: dict[str, Any]) -> None:
-    path = _record_path(manifest, envs_dir)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_text_atomically(path, json.dumps({"digest": digest(manifest, envs_dir, adapters_dir), "hello": hello},
-                                           indent=2, ensure_ascii=False) + "\n")
+    """Keep `hello` as the driver's description, unless it is already kept for the same sources."""
+    wanted = {"digest": digest(manifest, envs_dir, adapters_dir), "hello": hello}
+    if _read(manifest, envs_dir) != wanted:
+        write_text_atomically(_record_path(manifest, envs_dir), json.dumps(wanted, indent=2, ensure_ascii=False) + "\n")

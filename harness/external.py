@@ -83,8 +83,6 @@ class ExternalAdapter:
 
     def _record(self, hello: Hello) -> None:
         """Keep what the driver said of itself, for listings that start no driver."""
-        if descriptions.recorded(self.manifest, self.envs_dir, self.adapters_dir) == hello.describe():
-            return
         try:
             descriptions.record(self.manifest, self.envs_dir, self.adapters_dir, hello.describe())
         except OSError:

@@ -13,10 +13,9 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import click
 
@@ -124,7 +123,7 @@ class _AdapterJob:
         fuzz_failed = None
         try:
             adapter = self.factories[name]()
-            with (_stopped_behind if quiet else started)(adapter):
+            with started(adapter, _stop_behind if quiet else SubprocessAdapter.close):
                 counts, _, _ = _run_one(adapter, self.corpus, set(), set(), self.results_dir / f"{name}.jsonl",
                                         self.timeout, self.max_timeouts)
                 if self.examples:
@@ -154,18 +153,10 @@ class _AdapterJob:
         return GatewaysScore(files, not_run, time.perf_counter() - began)
 
 
-@contextmanager
-def _stopped_behind(adapter) -> Iterator[None]:
-    """`started`, but the driver is stopped on a thread of its own, so that the worker goes on to its next
-    adapter while this one exits (a JVM takes about 0.3 s, idle); the worker waits for it before it ends."""
-    if not isinstance(adapter, SubprocessAdapter):
-        yield
-        return
-    adapter.start()
-    try:
-        yield
-    finally:
-        threading.Thread(target=adapter.close, name=f"stop {adapter.name}").start()
+def _stop_behind(adapter: SubprocessAdapter) -> None:
+    """Stop the driver on a thread of its own, so that the worker goes on to its next adapter while this
+    one exits (a JVM takes about 0.3 s, idle); the worker waits for it before it ends."""
+    threading.Thread(target=adapter.close, name=f"stop {adapter.name}").start()
 
 
 class _Display:

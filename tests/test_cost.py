@@ -6,15 +6,15 @@ No test here asserts on wall time: timings are synthetic where a test needs them
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import jsonschema
 import pytest
 from click.testing import CliRunner
 
-from deltacheck.adapter import CAPABILITIES, Adapter
+from deltacheck.adapter import CAPABILITIES
 from deltacheck.cli import main
+from tests import miniatures
 from deltacheck.corpus import DEFAULT_CORPUS, fast_result_check, result_validator
 from deltacheck.cost import (Implementation, Point, fitted_exponent, known_cause, measure_scenario, size_over,
                              stop_reason, time_at)
@@ -209,14 +209,9 @@ def test_the_reference_assembles_every_scenario_to_its_expected_result(scenario_
 # -- judging a long result -------------------------------------------------------------------------
 
 
-class DropsAFragmentOnLongStreams(Adapter):
+class DropsAFragmentOnLongStreams(miniatures._Miniature):
     """The reference, except that past 5,000 chunks it loses one argument fragment in the middle."""
     name = "miniature-cost-drops-a-fragment"
-    library = "tests.test_cost"
-    version = "0"
-    protocols = frozenset(PROTOCOLS)
-    capabilities = frozenset(CAPABILITIES)
-    code_path = "a fake for the harness's own tests"
 
     def assemble(self, request):
         chunks = list(request.chunks)

@@ -8,27 +8,20 @@ import signal
 import pytest
 from click.testing import CliRunner
 
-import deltacheck.external
-from deltacheck.adapter import CAPABILITIES, Adapter
 from deltacheck.cli import main
-from deltacheck.external import external_adapters
-from deltacheck.reference import PROTOCOLS, assemble
+from deltacheck.reference import assemble
+from tests import miniatures
 from tests.corpus_builder import TEXT_FIXTURE, TOOL_FIXTURE, make_corpus
-from tests.test_protocol import CHATTY_ADAPTER, fake_python_env, python_entry, write_manifest
+from tests.test_protocol import repo_of_adapters  # noqa: F401 - the fixture: a registry of its own
 
 IN_PROCESS = ["reference", "miniature-drops-last-part", "miniature-raises", "miniature-text-only"]
 WRITTEN = ("REPORT.md", "REPORT.html", "results/junit.xml")
 
 
-class KillsItsProcess(Adapter):
+class KillsItsProcess(miniatures._Miniature):
     """Takes down the process it runs in, as a segfaulting C extension would."""
 
     name = "test-kills-its-process"
-    library = "tests"
-    version = "0"
-    protocols = frozenset(PROTOCOLS)
-    capabilities = frozenset(CAPABILITIES)
-    code_path = "the reference, until the first request"
 
     def assemble(self, request):
         os.kill(os.getpid(), signal.SIGKILL)
@@ -36,20 +29,12 @@ class KillsItsProcess(Adapter):
 
 
 @pytest.fixture
-def workspace(tmp_path, monkeypatch):
+def workspace(repo_of_adapters):
     """A corpus, and a registry with a subprocess adapter (chatty@2) and one whose environment cannot be built."""
-    adapters, envs = tmp_path / "adapters", tmp_path / "envs"
-    write_manifest(adapters / "chatty", [python_entry("chatty@2", entry="deltacheck.adapters.chatty.adapter:NamedFromEnvironment")])
-    (adapters / "chatty" / "adapter.py").write_text(CHATTY_ADAPTER)
-    write_manifest(adapters / "node" / "broken", [{"name": "broken-node", "language": "node", "command": ["node", "driver.mjs"],
-                                                   "setup": ["false"]}], requirements=())
-    monkeypatch.setattr(deltacheck.external, "ADAPTERS_DIR", adapters)
-    monkeypatch.setattr(deltacheck.external, "ENVS_DIR", envs)
-    found, _ = external_adapters(set())
-    fake_python_env(found["chatty@2"].manifest, envs)
-    corpus = make_corpus(tmp_path / "corpus", {"openai-chat/text.json": TEXT_FIXTURE, "openai-chat/tools.json": TOOL_FIXTURE})
-    (tmp_path / "corpus-path").write_text(str(corpus))
-    return tmp_path
+    corpus = make_corpus(repo_of_adapters / "corpus", {"openai-chat/text.json": TEXT_FIXTURE,
+                                                       "openai-chat/tools.json": TOOL_FIXTURE})
+    (repo_of_adapters / "corpus-path").write_text(str(corpus))
+    return repo_of_adapters
 
 
 def score(workspace, run_name: str, adapters: list[str], *options: str):
