@@ -1,8 +1,8 @@
 """Build configuration that pyproject.toml cannot express: the folder-to-package mapping and the data.
 
 The repository keeps its layout (`harness/`, `adapters/`, `corpus/`); the distribution installs one
-package, `deltacheck`: `harness/` becomes `deltacheck`, `adapters/` becomes `deltacheck.adapters`,
-and the corpus, CONTRACT.md and docs/PROTOCOL.md are copied under `deltacheck/data/`, so nothing
+package, `deltacheck`: `harness/` is the source root that holds it (`harness/deltacheck/`), `adapters/`
+becomes `deltacheck.adapters`, and the corpus, CONTRACT.md and docs/PROTOCOL.md are copied under `deltacheck/data/`, so nothing
 with a generic name lands in site-packages and an installed deltacheck needs no checkout.
 """
 
@@ -13,7 +13,7 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
-FOLDERS = {"deltacheck": "harness", "deltacheck.adapters": "adapters"}
+FOLDERS = {"deltacheck": "harness/deltacheck", "deltacheck.adapters": "adapters"}
 # Copied as they are (source, destination in the package): data, documents, the Node, JVM and Go drivers
 # and the bundled gateways (folders of files, not Python packages; they are installed or built where they run).
 DATA = [("corpus", "data/corpus"), ("CONTRACT.md", "data/CONTRACT.md"), ("docs/PROTOCOL.md", "data/PROTOCOL.md"),
@@ -52,7 +52,7 @@ setup(
     packages=packages(),
     package_dir=FOLDERS,
     package_data={
-        "deltacheck": ["schemas/*.json", "schemas/protocol/*.json", "repro/*.tmpl"],
+        "deltacheck": ["py.typed", "driver/schemas/*.json", "driver/schemas/protocol/*.json", "contributing/repro/*.tmpl"],
         "deltacheck.adapters": ["*/manifest.json", "*/requirements*.txt"],
     },
     include_package_data=False,  # MANIFEST.in feeds the sdist only; the wheel gets exactly what is listed here

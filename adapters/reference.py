@@ -11,7 +11,8 @@ from typing import Any
 import deltacheck
 from deltacheck.adapter import CAPABILITIES, Adapter
 from deltacheck.model import AssemblyRequest
-from deltacheck.reference import PROTOCOLS, assemble
+from deltacheck.protocols import PROTOCOLS
+from deltacheck.reference import assemble
 
 
 class ReferenceAdapter(Adapter):

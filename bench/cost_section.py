@@ -25,11 +25,11 @@ import time
 from pathlib import Path
 
 from deltacheck.adapter import registered_adapters
-from deltacheck.cli_common import started
-from deltacheck.corpus import DEFAULT_CORPUS
-from deltacheck.cost import DEFAULT_BUDGET, ReferenceBaseline
-from deltacheck.scenarios import load_scenarios
-from deltacheck.subprocess_adapter import SubprocessAdapter
+from deltacheck.cli.common import started
+from deltacheck.corpus.loader import DEFAULT_CORPUS
+from deltacheck.cost.timing import DEFAULT_BUDGET, ReferenceBaseline
+from deltacheck.cost.scenarios import load_scenarios
+from deltacheck.driver.subprocess_adapter import SubprocessAdapter
 
 DELTACHECK = Path(sys.executable).with_name("deltacheck")
 
@@ -56,7 +56,7 @@ def in_this_process(factory, results: str, budget: float, baseline: ReferenceBas
     """As the cost phase of `score` runs one adapter: its driver started afresh, the shared baseline."""
     import contextlib
 
-    from deltacheck.cli_cost import run_cost
+    from deltacheck.cli.cost import run_cost
 
     adapter = factory()
     with open(os.devnull, "w") as quiet, contextlib.redirect_stderr(quiet), started(adapter):

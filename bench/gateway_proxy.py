@@ -19,10 +19,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from deltacheck import gateway as gateway_module
-from deltacheck.corpus import load_corpus
-from deltacheck.gateway import GatewaySpec, run_gateway
-from deltacheck.gateway_bundled import load_gateways
+from deltacheck.gateways import proxy as gateway_module
+from deltacheck.corpus.loader import load_corpus
+from deltacheck.gateways.proxy import GatewaySpec, run_gateway
+from deltacheck.gateways.bundled import load_gateways
 
 REPO = Path(__file__).resolve().parent.parent
 MINI = REPO / "tests" / "gateways" / "mini_gateway.py"

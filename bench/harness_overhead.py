@@ -24,12 +24,12 @@ import time
 from pathlib import Path
 
 from deltacheck.adapter import get_adapter
-from deltacheck.corpus import fast_result_check, load_corpus, result_validator
+from deltacheck.corpus.loader import fast_result_check, load_corpus, result_validator
 from deltacheck.errors import AssemblyError
 from deltacheck.reference import assemble
-from deltacheck.results import ResultsWriter
-from deltacheck.runner import RunRecord, call_adapter, run_fixtures
-from deltacheck.verdict import judge
+from deltacheck.running.results import ResultsWriter
+from deltacheck.running.runner import RunRecord, call_adapter, run_fixtures
+from deltacheck.judge.verdict import judge
 
 JUDGE_AND_WRITE_TARGET_US = 30.0
 OVERHEAD_TARGET_PERCENT = 50.0

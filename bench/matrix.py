@@ -20,10 +20,10 @@ import time
 from dataclasses import dataclass
 
 from deltacheck.adapter import registered_adapters
-from deltacheck.corpus import load_corpus
-from deltacheck.parallel import run_jobs, usable_cores
-from deltacheck.runner import run_fixtures
-from deltacheck.subprocess_adapter import SubprocessAdapter
+from deltacheck.corpus.loader import load_corpus
+from deltacheck.running.parallel import run_jobs, usable_cores
+from deltacheck.running.runner import run_fixtures
+from deltacheck.driver.subprocess_adapter import SubprocessAdapter
 
 
 @dataclass(frozen=True)

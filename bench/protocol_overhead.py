@@ -18,10 +18,10 @@ import time
 from pathlib import Path
 
 from deltacheck.adapters.reference import ReferenceAdapter
-from deltacheck.corpus import load_corpus
-from deltacheck.runner import DEFAULT_TIMEOUT, call_adapter
-from deltacheck.subprocess_adapter import SubprocessAdapter
-from deltacheck.verdict import Returned
+from deltacheck.corpus.loader import load_corpus
+from deltacheck.running.runner import DEFAULT_TIMEOUT, call_adapter
+from deltacheck.driver.subprocess_adapter import SubprocessAdapter
+from deltacheck.judge.verdict import Returned
 
 REPO = Path(__file__).resolve().parent.parent
 TARGET_MEDIAN_MS = 2.0

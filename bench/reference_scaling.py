@@ -3,7 +3,7 @@
     python bench/reference_scaling.py [--sizes 100,1000,10000,100000] [--rounds N]
 
 For each protocol and the shapes it streams (a text answer, one tool call, four calls; see
-deltacheck.long_streams) the script generates streams of N fragments of 4 characters, assembles each with
+deltacheck.cost.long_streams) the script generates streams of N fragments of 4 characters, assembles each with
 `deltacheck.reference.assemble`, checks the result against the expected one (a wrong result stops
 the bench), and prints the best time of N rounds per size (garbage collector off, as timeit does),
 the growth exponent fitted on a log-log scale over all sizes, and at the largest size the time of a
@@ -23,7 +23,7 @@ import sys
 import time
 from typing import Any, Callable
 
-from deltacheck.long_streams import PROTOCOL_SHAPES, PROTOCOLS, Scenario
+from deltacheck.cost.long_streams import PROTOCOL_SHAPES, PROTOCOLS, Scenario
 
 from deltacheck.reference import assemble
 

@@ -23,10 +23,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from deltacheck.corpus import DEFAULT_CORPUS, load_corpus
-from deltacheck.results import read_results
-from deltacheck.runner import run_fixtures
-from deltacheck.subprocess_adapter import SubprocessAdapter
+from deltacheck.corpus.loader import DEFAULT_CORPUS, load_corpus
+from deltacheck.running.results import read_results
+from deltacheck.running.runner import run_fixtures
+from deltacheck.driver.subprocess_adapter import SubprocessAdapter
 
 REPO = Path(__file__).resolve().parent.parent
 DELTACHECK = Path(sys.executable).with_name("deltacheck")
@@ -35,7 +35,8 @@ DRIVERS = ["crash_on_start", "hang_on_start", "wrong_version", "crash_on_run", "
 SLOW_ADAPTER = '''
 import time
 from deltacheck import Adapter
-from deltacheck.reference import PROTOCOLS, assemble
+from deltacheck.protocols import PROTOCOLS
+from deltacheck.reference import assemble
 
 class Slow(Adapter):
     name, library, version, code_path = "slow-reference", "deltacheck", "0", "the reference, 20 ms per fixture"

@@ -18,8 +18,8 @@ import time
 from pathlib import Path
 
 from deltacheck.adapter import get_adapter
-from deltacheck.corpus import load_corpus
-from deltacheck.runner import run_fixtures
+from deltacheck.corpus.loader import load_corpus
+from deltacheck.running.runner import run_fixtures
 
 DELTACHECK = Path(sys.executable).with_name("deltacheck")
 

@@ -7,7 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
-from deltacheck.corpus import DEFAULT_CORPUS
+from deltacheck.corpus.loader import DEFAULT_CORPUS
 
 TEXT_FIXTURE = {
     "id": "DC-T3ST",

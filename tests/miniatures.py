@@ -7,7 +7,8 @@ import copy
 import time
 
 from deltacheck.adapter import CAPABILITIES, Adapter
-from deltacheck.reference import PROTOCOLS, assemble
+from deltacheck.protocols import PROTOCOLS
+from deltacheck.reference import assemble
 
 
 class _Miniature(Adapter):

@@ -18,7 +18,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from deltacheck.corpus import load_corpus
+from deltacheck.corpus.loader import load_corpus
 from deltacheck.errors import AssemblyError
 from deltacheck.model import Fixture
 from deltacheck.reference import assemble
@@ -42,7 +42,7 @@ def digest(outcome: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-# -- restreamings: built here, not by deltacheck.rechunk, so that the recording depends on the reference only --
+# -- restreamings: built here, not by deltacheck.adequacy.rechunk, so that the recording depends on the reference only --
 
 CHAT_TEXT_FIELDS = ("content", "refusal", "reasoning_content", "reasoning")
 RESPONSES_DELTA_KEYS = ("type", "output_index", "content_index", "summary_index", "item_id")

@@ -12,9 +12,9 @@ from unittest import mock
 import pytest
 from click.testing import CliRunner
 
-import deltacheck.corpus
+import deltacheck.corpus.loader
 from deltacheck.cli import main
-from deltacheck.corpus import load_corpus
+from deltacheck.corpus.loader import load_corpus
 from tests.corpus_builder import TEXT_FIXTURE, TOOL_FIXTURE, make_corpus
 
 DEEP = "[" * 100000 + "]" * 100000
@@ -80,14 +80,14 @@ def test_run_skips_the_deeply_nested_file_and_scores_the_others(tmp_path):
 
 
 def test_recursion_in_any_later_check_of_a_file_is_a_problem_of_that_file(corpus_dir, monkeypatch):
-    real = deltacheck.corpus.reference_problems
+    real = deltacheck.corpus.loader.reference_problems
 
     def recurses_on_text(fixture, outcomes=None):
         if fixture.id == "DC-T3ST":
             raise RecursionError("maximum recursion depth exceeded")
         return real(fixture, outcomes)
 
-    monkeypatch.setattr(deltacheck.corpus, "reference_problems", recurses_on_text)
+    monkeypatch.setattr(deltacheck.corpus.loader, "reference_problems", recurses_on_text)
     corpus = load_corpus(corpus_dir)
     assert [f.id for f in corpus.fixtures] == ["DC-T00K"]
     (problem,) = corpus.problems

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import copy
 
-from deltacheck.corpus import load_corpus
+from deltacheck.corpus.loader import load_corpus
 from deltacheck.reference import assemble
-from deltacheck.runner import run_fixtures
+from deltacheck.running.runner import run_fixtures
 from tests import miniatures
 from tests.corpus_builder import TOOL_FIXTURE, fixture, make_corpus
 

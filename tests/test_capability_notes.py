@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from deltacheck.adapter import CAPABILITIES, protocol_notes, registered_adapters
-from deltacheck.external import ExternalAdapter
-from deltacheck.manifests import ADAPTERS_DIR
-from deltacheck.subprocess_adapter import Hello
+from deltacheck.driver.external import ExternalAdapter
+from deltacheck.driver.manifests import ADAPTERS_DIR
+from deltacheck.driver.subprocess_adapter import Hello
 
 
 def _check(name: str, capabilities: Any, notes: dict[str, str]) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deltacheck.compare import (MISSING, arguments_equal, compare, confusable_leaves, equal_to_known, full_diff, json_equal,
+from deltacheck.judge.compare import (MISSING, arguments_equal, compare, confusable_leaves, equal_to_known, full_diff, json_equal,
                                 resolve_pointer)
 
 
@@ -103,7 +103,7 @@ def test_pointers_resolve_with_escapes():
 
 
 def test_a_numeric_error_type_is_normalised_to_its_text_once_for_every_adapter():
-    from deltacheck.compare import normalised
+    from deltacheck.judge.compare import normalised
 
     assert normalised({"error": {"type": 502, "message": "m"}})["error"] == {"type": "502", "message": "m"}
     assert normalised({"error": {"type": True, "message": "m"}})["error"]["type"] is True  # not a number
@@ -111,7 +111,7 @@ def test_a_numeric_error_type_is_normalised_to_its_text_once_for_every_adapter()
 
 
 def test_null_valued_usage_keys_say_no_more_than_absent_ones():
-    from deltacheck.compare import normalised
+    from deltacheck.judge.compare import normalised
 
     usage = {"prompt_tokens": 10, "completion_tokens_details": None, "prompt_tokens_details": {"cached_tokens": None, "audio": 1}}
     assert normalised({"usage": usage})["usage"] == {"prompt_tokens": 10, "prompt_tokens_details": {"audio": 1}}
@@ -119,7 +119,7 @@ def test_null_valued_usage_keys_say_no_more_than_absent_ones():
 
 
 def test_no_arguments_is_one_value_however_it_is_spelled():
-    from deltacheck.compare import normalised
+    from deltacheck.judge.compare import normalised
 
     for spelling in (None, "", "  ", "{}"):
         assert normalised(result(call("c", "f", spelling)))["choices"][0]["parts"][0]["arguments"] == "{}"
@@ -130,7 +130,7 @@ def test_no_arguments_is_one_value_however_it_is_spelled():
 
 
 def test_a_custom_tool_input_is_text_so_empty_is_not_an_empty_object():
-    from deltacheck.compare import normalised
+    from deltacheck.judge.compare import normalised
 
     custom = {**call("c", "f", None), "kind": "custom"}
     assert normalised(result(custom))["choices"][0]["parts"][0]["arguments"] == ""
@@ -138,14 +138,14 @@ def test_a_custom_tool_input_is_text_so_empty_is_not_an_empty_object():
 
 
 def test_completion_events_spell_no_arguments_the_same_way():
-    from deltacheck.compare import normalised
+    from deltacheck.judge.compare import normalised
 
     event = {"type": "tool_call_done", "choice": 0, "id": "c", "name": "f", "arguments": None, "after_chunk": None}
     assert normalised({**result(), "events": [event]})["events"][0]["arguments"] == "{}"
 
 
 def test_an_unflagged_call_is_one_without_the_flag():
-    from deltacheck.compare import normalised
+    from deltacheck.judge.compare import normalised
 
     unflagged = {**call("c", "f", '{"a":1}'), "flagged": False}
     assert "flagged" not in normalised(result(unflagged))["choices"][0]["parts"][0]

@@ -1,4 +1,4 @@
-"""The conformance tests themselves come from the pytest plugin (deltacheck.pytest_conformance);
+"""The conformance tests themselves come from the pytest plugin (deltacheck.pytest_plugin.conformance);
 this module checks what the plugin cannot see: snapshots left behind by fixtures that are gone."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from deltacheck.corpus import load_corpus
+from deltacheck.corpus.loader import load_corpus
 
 OBSERVED_DIR = Path(__file__).resolve().parent / "observed"
 

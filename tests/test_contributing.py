@@ -12,9 +12,9 @@ from click.testing import CliRunner
 
 from deltacheck.adapter import registered_adapters
 from deltacheck.cli import main
-from deltacheck.corpus import DEFAULT_CORPUS, load_corpus
-from deltacheck.external import ExternalAdapter
-from deltacheck.sse import render_sse
+from deltacheck.corpus.loader import DEFAULT_CORPUS, load_corpus
+from deltacheck.driver.external import ExternalAdapter
+from deltacheck.protocols import render_stream
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 GUIDE = (CHECKOUT / "CONTRIBUTING.md").read_text(encoding="utf-8")
@@ -37,7 +37,7 @@ def test_every_command_in_the_contributing_guide_runs_as_documented(tmp_path, mo
     corpus = tmp_path / "corpus"
     shutil.copytree(DEFAULT_CORPUS, corpus)
     sample = load_corpus(check_reference=False).by_id()["DC-G3Y1"]
-    (tmp_path / "capture.sse").write_bytes(render_sse(sample.protocol, sample.chunks))  # what `curl -N` saved
+    (tmp_path / "capture.sse").write_bytes(render_stream(sample.protocol, sample.chunks))  # what `curl -N` saved
     monkeypatch.chdir(tmp_path)
     commands = _block_commands()
     assert {args[0] for args in commands} >= {"lint", "explain", "import", "new", "run", "check-driver"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from click.testing import CliRunner
 
 from deltacheck.cli import main
-from deltacheck.corpus import load_corpus
+from deltacheck.corpus.loader import load_corpus
 from tests.corpus_builder import TEXT_FIXTURE, TOOL_FIXTURE, fixture, make_corpus
 
 

@@ -15,15 +15,15 @@ from click.testing import CliRunner
 from deltacheck.adapter import CAPABILITIES
 from deltacheck.cli import main
 from tests import miniatures
-from deltacheck.corpus import DEFAULT_CORPUS, fast_result_check, result_validator
-from deltacheck.cost import (Implementation, Point, fitted_exponent, known_cause, measure_scenario, size_over,
+from deltacheck.corpus.loader import DEFAULT_CORPUS, fast_result_check, result_validator
+from deltacheck.cost.timing import (Implementation, Point, fitted_exponent, known_cause, measure_scenario, size_over,
                              stop_reason, time_at)
-from deltacheck.cost_report import BEGIN, END, differences, render_cost, render_cost_html, split_cost, with_cost_html
-from deltacheck.long_streams import PROTOCOL_SHAPES, PROTOCOLS, Scenario
+from deltacheck.reports.cost import BEGIN, END, differences, render_cost, render_cost_html, split_cost, with_cost_html
+from deltacheck.cost.long_streams import PROTOCOL_SHAPES, PROTOCOLS, Scenario
 from deltacheck.reference import assemble
-from deltacheck.report import render_report
-from deltacheck.scenarios import ScenarioSpec, load_scenarios
-from deltacheck.verdict import Returned, judge
+from deltacheck.reports.scorecard import render_report
+from deltacheck.cost.scenarios import ScenarioSpec, load_scenarios
+from deltacheck.judge.verdict import Returned, judge
 from tests.corpus_builder import TEXT_FIXTURE, make_corpus
 
 VALIDATOR = result_validator(DEFAULT_CORPUS)
@@ -259,7 +259,7 @@ def test_the_size_over_one_second_is_between_measured_sizes_or_extrapolated():
 
 def test_super_linear_growth_is_flagged_with_its_known_cause():
     cost_points = [Point(n, 1e-8 * n ** 2, 1, 1e-6 * n) for n in (1_000, 3_000)]
-    from deltacheck.cost import ScenarioCost
+    from deltacheck.cost.timing import ScenarioCost
     summary = ScenarioCost(spec(), "langchain-openai-chat", cost_points).summary()
     assert summary["super_linear"] and summary["exponent"] == pytest.approx(2.0)
     assert "partial-JSON" in summary["cause"]
@@ -442,7 +442,7 @@ def test_the_html_page_gets_the_same_section_and_the_same_check():
 
 
 def test_the_ci_check_command_exits_1_naming_the_difference(tmp_path):
-    from deltacheck.cost_report import main as check
+    from deltacheck.reports.cost import main as check
     committed, generated = tmp_path / "old.md", tmp_path / "REPORT.md"
     committed.write_text("a\n" + BEGIN + "\n| reference | chat-tool | 1 |\n" + END + "\n")
     generated.write_text("a\n" + BEGIN + "\n| reference | chat-tool | 2 |\n" + END + "\n")
@@ -469,13 +469,13 @@ def test_results_of_the_cost_axis_are_not_read_as_adapter_results(tmp_path):
 
 
 def test_the_served_body_is_cut_after_every_event_and_rendered_before_any_timing():
-    from deltacheck.scenarios import served_request
-    from deltacheck.sse import render_sse
+    from deltacheck.cost.scenarios import served_request
+    from deltacheck.protocols import render_stream
     scenario = Scenario("openai-responses", "tools4", 40)
     fixture = spec("openai-responses", "tools4").fixture(scenario)
     request = served_request(fixture)
     assert "sse" in vars(request)  # rendered already: no run pays for it
-    body = render_sse("openai-responses", scenario.chunks)
+    body = render_stream("openai-responses", scenario.chunks)
     assert request.sse == body
     pieces = request.sse_pieces()
     assert len(pieces) == len(scenario.chunks) and b"".join(pieces) == body
@@ -484,7 +484,7 @@ def test_the_served_body_is_cut_after_every_event_and_rendered_before_any_timing
 
 
 def test_score_times_cost_once_every_other_run_is_over_one_implementation_after_another(tmp_path, monkeypatch):
-    import deltacheck.cli_cost as cli_cost
+    import deltacheck.cli.cost as cli_cost
 
     root = scenario_corpus(tmp_path, {"chat-tool.json": {**GOOD, "sizes": [100, 200]}})
     results = tmp_path / "results"

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from deltacheck.deadlines import Expired, shared_timer, within
+from deltacheck.running.deadlines import Expired, shared_timer, within
 
 
 def _hang() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from deltacheck.cli import main
-from deltacheck.corpus import DEFAULT_CORPUS
+from deltacheck.corpus.loader import DEFAULT_CORPUS
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 DOCUMENTS = ["README.md", "docs/API.md", "docs/PROTOCOL.md", "corpus/README.md"]

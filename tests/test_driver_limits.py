@@ -13,11 +13,11 @@ import pytest
 from click.testing import CliRunner
 
 from deltacheck.cli import main
-from deltacheck.corpus import load_corpus
-from deltacheck.driver_process import MAX_LINE_BYTES
+from deltacheck.corpus.loader import load_corpus
+from deltacheck.driver.process import MAX_LINE_BYTES
 from deltacheck.files import locked_for_writing
-from deltacheck.runner import run_fixtures
-from deltacheck.subprocess_adapter import SubprocessAdapter
+from deltacheck.running.runner import run_fixtures
+from deltacheck.driver.subprocess_adapter import SubprocessAdapter
 from tests.corpus_builder import TEXT_FIXTURE, TOOL_FIXTURE, make_corpus
 
 REPO = Path(__file__).resolve().parent.parent

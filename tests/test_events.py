@@ -5,10 +5,10 @@ from __future__ import annotations
 import copy
 
 from deltacheck.adapter import CAPABILITIES
-from deltacheck.corpus import load_corpus, result_validator
+from deltacheck.corpus.loader import load_corpus, result_validator
 from deltacheck.model import Fixture
 from deltacheck.reference import assemble
-from deltacheck.verdict import Returned, judge
+from deltacheck.judge.verdict import Returned, judge
 from tests.corpus_builder import TOOL_FIXTURE
 
 EVERYTHING = frozenset(CAPABILITIES)

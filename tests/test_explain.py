@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from deltacheck.cli import main
-from deltacheck.corpus import load_corpus
+from deltacheck.corpus.loader import load_corpus
 
 CORPUS = load_corpus(check_reference=False)
 FIXTURE = "DC-8499"  # two tool calls: the miniature below loses the second

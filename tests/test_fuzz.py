@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from deltacheck.corpus import DEFAULT_CORPUS, load_corpus
-from deltacheck.fuzz import counterexample_fixture, fuzz_invariance, fuzz_robustness, write_fixture
+from deltacheck.corpus.loader import DEFAULT_CORPUS, load_corpus
+from deltacheck.adequacy.fuzz import counterexample_fixture, fuzz_invariance, fuzz_robustness, write_fixture
 from tests import miniatures
 from tests.corpus_builder import make_corpus
 
@@ -74,8 +74,8 @@ def test_what_is_fuzzed_does_not_depend_on_the_modules_imported(tmp_path):
     program = (
         "import json, sys\n"
         "if sys.argv[1] == 'with': import many_literals\n"
-        "from deltacheck.corpus import load_corpus\n"
-        "from deltacheck.fuzz import fuzz_invariance, fuzz_robustness\n"
+        "from deltacheck.corpus.loader import load_corpus\n"
+        "from deltacheck.adequacy.fuzz import fuzz_invariance, fuzz_robustness\n"
         "from tests import miniatures\n"
         f"corpus = load_corpus({str(corpus_dir / 'corpus')!r})\n"
         "(fixture,) = corpus.fixtures\n"

@@ -20,8 +20,8 @@ import pytest
 from click.testing import CliRunner
 
 from deltacheck.cli import main
-from deltacheck.corpus import load_corpus
-from deltacheck.gateway import GatewaySpec, run_gateway
+from deltacheck.corpus.loader import load_corpus
+from deltacheck.gateways.proxy import GatewaySpec, run_gateway
 
 MINI = Path(__file__).resolve().parent / "gateways" / "mini_gateway.py"
 GAP = "DC-8499"  # two calls at upstream indices 0 and 2
@@ -141,7 +141,7 @@ def test_a_hanging_gateway_times_out_and_the_run_stops_asking_after_max_timeouts
 
 
 def test_the_gateway_process_is_gone_after_the_run_and_after_an_interruption(corpus, monkeypatch):
-    from deltacheck import gateway as gateway_module
+    from deltacheck.gateways import proxy as gateway_module
 
     started = []
     original = gateway_module.GatewayProcess.start
@@ -243,7 +243,7 @@ def test_ctrl_c_or_sigterm_stops_the_run_records_what_was_done_and_stops_the_gat
 
 
 def test_hostile_text_from_a_gateway_is_printed_as_one_plain_line(corpus):
-    from deltacheck.gateway_judge import Capture, judge_gateway
+    from deltacheck.gateways.judge import Capture, judge_gateway
 
     fixture = corpus.by_id()[TEXT]
     body = b"\x1b[31m[bold]boom[/bold]\x1b[0m\nsecond line\x07"
@@ -253,8 +253,8 @@ def test_hostile_text_from_a_gateway_is_printed_as_one_plain_line(corpus):
 
 
 def test_check_gateway_fails_a_lost_call_but_only_names_a_usage_difference():
-    from deltacheck.gateway_check import _carries
-    from deltacheck.verdict import Verdict
+    from deltacheck.gateways.check import _carries
+    from deltacheck.judge.verdict import Verdict
 
     lost = Verdict("DC-0PNK", "openai-chat", "fail", "/choices/0/parts/1: expected tool_call, missing",
                    axes={"identity": False, "usage": True, "validity": True})

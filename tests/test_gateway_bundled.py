@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from deltacheck.corpus import load_corpus
-from deltacheck.gateway import run_gateway
-from deltacheck.gateway_bundled import BadGateway, _read, find_route, load_gateways
-from deltacheck.report import render_report
-from deltacheck.results import read_results
+from deltacheck.corpus.loader import load_corpus
+from deltacheck.gateways.proxy import run_gateway
+from deltacheck.gateways.bundled import BadGateway, _read, find_route, load_gateways
+from deltacheck.reports.scorecard import render_report
+from deltacheck.running.results import read_results
 
 GAP = "DC-8499"
 
@@ -118,7 +118,7 @@ def test_score_runs_the_gateway_routes_and_reports_each_pair_as_its_own_row(tmp_
 
     import sys as _sys
 
-    from deltacheck import cli_gateway
+    from deltacheck.cli import gateway as cli_gateway
     from deltacheck.cli import main
 
     folder = tmp_path / "gateways" / "mini"
@@ -130,7 +130,7 @@ def test_score_runs_the_gateway_routes_and_reports_each_pair_as_its_own_row(tmp_
         "routes": [{"upstream": "openai-chat", "downstream": "openai-responses"},
                    {"upstream": "openai-chat", "downstream": "anthropic-messages"}]}))
     monkeypatch.setattr(cli_gateway, "load_gateways", lambda: load_gateways(tmp_path / "gateways"))
-    from deltacheck import gateway as gateway_module
+    from deltacheck.gateways import proxy as gateway_module
 
     starts = tmp_path / "starts"  # a file: the gateways may run in a worker process of score's
     original_start = gateway_module.GatewayProcess.start

@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from deltacheck.cli import main
-from deltacheck.sse import render_sse
+from deltacheck.protocols import render_stream
 from tests.corpus_builder import TEXT_FIXTURE, TOOL_FIXTURE, make_corpus
 
 GOOD = {"openai-chat/good-text.json": TEXT_FIXTURE, "openai-chat/good-tools.json": TOOL_FIXTURE}
@@ -227,7 +227,7 @@ def optional_fields(draw, fixture_id):
     document = base(fixture_id, draw(originals))
     name = draw(st.sampled_from(["sse", "stream_end", "comment", "implementation_defined"]))
     if name == "sse":
-        sse = render_sse(document["protocol"], document["chunks"], document.get("stream_end", "terminator")).decode()
+        sse = render_stream(document["protocol"], document["chunks"], document.get("stream_end", "terminator")).decode()
         value = draw(st.just(sse) | st.integers(0, len(sse)).map(lambda cut: sse[:cut])
                      | st.integers(0, len(sse)).flatmap(lambda at: st.text(max_size=30).map(lambda t: sse[:at] + t + sse[at:]))
                      | st.text())

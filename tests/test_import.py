@@ -12,10 +12,10 @@ import pytest
 from click.testing import CliRunner
 
 from deltacheck.cli import main
-from deltacheck.compare import json_equal
-from deltacheck.corpus import DEFAULT_CORPUS, load_corpus
+from deltacheck.judge.compare import json_equal
+from deltacheck.corpus.loader import DEFAULT_CORPUS, load_corpus
 from deltacheck.reference import assemble
-from deltacheck.sse import decode_stream, render_sse
+from deltacheck.protocols import decode_stream, render_stream
 
 BUNDLED = load_corpus(check_reference=False)
 # One fixture per protocol with tool calls and text, rendered as a provider sends them.
@@ -63,11 +63,11 @@ def _har(body: str, base64_encoded: bool = False, streams: int = 1) -> str:
 
 
 CAPTURES = {
-    "sse": lambda f: render_sse(f.protocol, f.chunks, f.stream_end),
-    "sse-without-event-lines": lambda f: _without_event_lines(render_sse(f.protocol, f.chunks, f.stream_end)),
+    "sse": lambda f: render_stream(f.protocol, f.chunks, f.stream_end),
+    "sse-without-event-lines": lambda f: _without_event_lines(render_stream(f.protocol, f.chunks, f.stream_end)),
     "jsonl": lambda f: "".join(json.dumps(c) + "\n" for c in f.chunks).encode(),
-    "har": lambda f: _har(render_sse(f.protocol, f.chunks, f.stream_end).decode()).encode(),
-    "har-base64": lambda f: _har(render_sse(f.protocol, f.chunks, f.stream_end).decode(), True).encode(),
+    "har": lambda f: _har(render_stream(f.protocol, f.chunks, f.stream_end).decode()).encode(),
+    "har-base64": lambda f: _har(render_stream(f.protocol, f.chunks, f.stream_end).decode(), True).encode(),
 }
 
 
@@ -108,7 +108,7 @@ def test_a_capture_becomes_a_redacted_unreviewed_fixture_that_lint_refuses_until
 
 def test_framing_that_differs_from_the_rendered_sse_is_kept_as_the_fixtures_own_bytes(corpus, tmp_path):
     original = sample("openai-chat")
-    body = render_sse(original.protocol, original.chunks).replace(b"\n", b"\r\n")
+    body = render_stream(original.protocol, original.chunks).replace(b"\n", b"\r\n")
     body = b": keep-alive\r\n\r\n" + body.replace(b"data: ", b"data:", 1)
     capture = tmp_path / "crlf.sse"
     capture.write_bytes(body)
@@ -126,7 +126,7 @@ def test_framing_that_differs_from_the_rendered_sse_is_kept_as_the_fixtures_own_
 def test_a_chat_stream_without_done_is_drafted_with_stream_end_eof(corpus, tmp_path):
     original = sample("openai-chat")
     capture = tmp_path / "eof.sse"
-    capture.write_bytes(render_sse(original.protocol, original.chunks, "eof"))
+    capture.write_bytes(render_stream(original.protocol, original.chunks, "eof"))
     data, _ = drafted(invoke(["import", capture, "--corpus", corpus]))
     assert data["stream_end"] == "eof"
 
@@ -138,7 +138,7 @@ def test_keep_text_keeps_the_text_but_not_ids_and_never_a_secret(corpus, tmp_pat
               {"id": "chatcmpl-abc123", "object": "chat.completion.chunk", "model": "gpt-4o",
                "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}]
     capture = tmp_path / "own.sse"
-    capture.write_bytes(render_sse("openai-chat", chunks))
+    capture.write_bytes(render_stream("openai-chat", chunks))
     data, path = drafted(invoke(["import", capture, "--corpus", corpus, "--keep-text"]))
     text = data["expected"]["choices"][0]["parts"][0]["text"]
     assert text.startswith("My own words, and a key ") and key not in path.read_text()
@@ -152,7 +152,7 @@ def test_a_secret_split_across_chunks_is_refused_with_keep_text_and_nothing_is_w
                "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
               for piece in (key[:12], key[12:])]
     capture = tmp_path / "split.sse"
-    capture.write_bytes(render_sse("openai-chat", chunks))
+    capture.write_bytes(render_stream("openai-chat", chunks))
     before = sorted(corpus.rglob("*"))
     result = invoke(["import", capture, "--corpus", corpus, "--keep-text"], exit_code=1)
     assert "API key or bearer token" in result.output and str(capture) in result.output
@@ -230,7 +230,7 @@ def test_curl_i_output_has_its_headers_dropped(corpus, tmp_path):
     original = sample("anthropic-messages")
     capture = tmp_path / "with-headers.sse"
     capture.write_bytes(b"HTTP/2 200\r\ncontent-type: text/event-stream\r\nanthropic-organization-id: org-secret-name\r\n\r\n"
-                        + render_sse(original.protocol, original.chunks))
+                        + render_stream(original.protocol, original.chunks))
     data, path = drafted(invoke(["import", capture, "--corpus", corpus]))
     assert data["protocol"] == "anthropic-messages" and "sse" not in data and "org-secret-name" not in path.read_text()
     capture.write_bytes(b"HTTP/2 200\r\ncontent-type: text/event-stream\r\n")

@@ -65,7 +65,7 @@ def test_the_wheel_installs_only_the_deltacheck_package(installed):
     assert top_level == {"deltacheck"}
     assert not GENERIC_NAMES & top_level
     assert "deltacheck/data/corpus/VERSION" in names and "deltacheck/data/CONTRACT.md" in names
-    assert "deltacheck/schemas/protocol/run-reply.schema.json" in names
+    assert "deltacheck/driver/schemas/protocol/run-reply.schema.json" in names
     assert not any("node_modules" in name for name in names)
 
 
@@ -142,9 +142,9 @@ def test_the_sdist_carries_what_the_wheel_needs(installed, tmp_path):
     assert built.returncode == 0, built.stderr[-3000:]
     (sdist,) = tmp_path.glob("deltacheck-*.tar.gz")
     names = {name.split("/", 1)[1] for name in tarfile.open(sdist).getnames() if "/" in name}
-    assert {"setup.py", "CONTRACT.md", "docs/PROTOCOL.md", "corpus/VERSION", "harness/schemas/manifest.schema.json",
+    assert {"setup.py", "CONTRACT.md", "docs/PROTOCOL.md", "corpus/VERSION", "harness/deltacheck/driver/schemas/manifest.schema.json",
             "adapters/node/openai/driver.mjs", "adapters/openai_python/requirements.txt",
-            "harness/repro/python.tmpl", "harness/repro/node.tmpl"} <= names
+            "harness/deltacheck/contributing/repro/python.tmpl", "harness/deltacheck/contributing/repro/node.tmpl"} <= names
     assert not any("node_modules" in name for name in names)
 
 

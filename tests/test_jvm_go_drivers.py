@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from deltacheck import external
+from deltacheck.driver import external
 from deltacheck.cli import main
-from deltacheck.envs import MAVEN_REPOSITORY, STAMP_FILE, ensure_env, env_state, launch, missing_tool
-from deltacheck.external import external_adapters
+from deltacheck.driver.envs import MAVEN_REPOSITORY, STAMP_FILE, ensure_env, env_state, launch, missing_tool
+from deltacheck.driver.external import external_adapters
 from deltacheck.locations import ADAPTERS_DIR
-from deltacheck.manifests import load_manifests
+from deltacheck.driver.manifests import load_manifests
 
 
 class Commands:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from deltacheck.corpus import load_corpus
-from deltacheck.mutants import MUTANTS
-from deltacheck.runner import run_fixtures
+from deltacheck.corpus.loader import load_corpus
+from deltacheck.adequacy.mutants import MUTANTS
+from deltacheck.running.runner import run_fixtures
 
 CORPUS = load_corpus()
 

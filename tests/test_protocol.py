@@ -19,17 +19,17 @@ from click.testing import CliRunner
 
 from deltacheck.adapter import CAPABILITIES
 from deltacheck.cli import main
-from deltacheck.corpus import load_corpus
-from deltacheck.envs import STAMP_FILE, ensure_env, env_state, launch
+from deltacheck.corpus.loader import load_corpus
+from deltacheck.driver.envs import STAMP_FILE, ensure_env, env_state, launch
 from deltacheck.errors import DriverFailed, EnvironmentFailed
-from deltacheck.external import ExternalAdapter, external_adapters
-from deltacheck.manifests import load_manifests
-from deltacheck.protocol import request_from_wire, run_request, start_request, stop_request
-from deltacheck.protocol_schemas import MESSAGES, message_problems, schema
-from deltacheck.reference import PROTOCOLS
-from deltacheck.runner import run_fixtures
-from deltacheck.subprocess_adapter import SubprocessAdapter
-from deltacheck.verdict import Crashed
+from deltacheck.driver.external import ExternalAdapter, external_adapters
+from deltacheck.driver.manifests import load_manifests
+from deltacheck.driver.messages import request_from_wire, run_request, start_request, stop_request
+from deltacheck.driver.message_schemas import MESSAGES, message_problems, schema
+from deltacheck.protocols import PROTOCOLS
+from deltacheck.running.runner import run_fixtures
+from deltacheck.driver.subprocess_adapter import SubprocessAdapter
+from deltacheck.judge.verdict import Crashed
 
 REPO = Path(__file__).resolve().parent.parent
 TIMEOUT = 2.0  # per fixture; every fake answers a good request in milliseconds
@@ -118,7 +118,7 @@ def test_a_driver_receives_the_exact_sse_bytes_the_harness_sent(two_fixtures):
 
 
 def test_the_driver_imports_nothing_heavy():
-    code = ("import sys, deltacheck.driver; "
+    code = ("import sys, deltacheck.driver.python; "
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'click', 'rich', 'jsonschema', 'referencing', 'fastjsonschema'}))")
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
@@ -321,9 +321,9 @@ def test_a_manifest_cannot_take_an_in_process_adapters_name(tmp_path):
 
 def test_the_registry_lists_manifest_adapters_without_importing_them(tmp_path, monkeypatch):
     import deltacheck.adapter
-    import deltacheck.external
+    import deltacheck.driver.external
     write_manifest(tmp_path / "somelib", [python_entry("somelib-chat", entry="deltacheck.adapters.somelib.adapter:Chat")])
-    monkeypatch.setattr(deltacheck.external, "ADAPTERS_DIR", tmp_path)
+    monkeypatch.setattr(deltacheck.driver.external, "ADAPTERS_DIR", tmp_path)
     registry = deltacheck.adapter.registered_adapters()
     assert isinstance(registry["somelib-chat"], ExternalAdapter) and "reference" in registry
     assert "deltacheck.adapters.somelib.adapter" not in sys.modules
@@ -472,14 +472,14 @@ def test_check_driver_fails_a_driver_that_writes_chatter_to_stdout(monkeypatch):
 @pytest.fixture
 def repo_of_adapters(tmp_path, monkeypatch):
     """A registry pointed at a directory of its own: a working python manifest adapter and a node one whose setup fails."""
-    import deltacheck.external
+    import deltacheck.driver.external
     adapters, envs = tmp_path / "adapters", tmp_path / "envs"
     write_manifest(adapters / "chatty", [python_entry("chatty@2", entry="deltacheck.adapters.chatty.adapter:NamedFromEnvironment")])
     (adapters / "chatty" / "adapter.py").write_text(CHATTY_ADAPTER)
     write_manifest(adapters / "node" / "broken", [{"name": "broken-node", "language": "node", "command": ["node", "driver.mjs"],
                                                    "setup": ["false"]}], requirements=())
-    monkeypatch.setattr(deltacheck.external, "ADAPTERS_DIR", adapters)
-    monkeypatch.setattr(deltacheck.external, "ENVS_DIR", envs)
+    monkeypatch.setattr(deltacheck.driver.external, "ADAPTERS_DIR", adapters)
+    monkeypatch.setattr(deltacheck.driver.external, "ENVS_DIR", envs)
     found, _ = external_adapters(set())
     fake_python_env(found["chatty@2"].manifest, envs)
     return tmp_path
@@ -515,7 +515,7 @@ def test_envs_builds_an_environment_once_and_then_reports_it_up_to_date(repo_of_
 
 
 def test_relock_keeps_the_direct_pins_and_freezes_the_rest(tmp_path):
-    from deltacheck.envs import FROZEN_HEADER, relock
+    from deltacheck.driver.envs import FROZEN_HEADER, relock
 
     folder = tmp_path / "lib"
     folder.mkdir()
@@ -540,7 +540,7 @@ def test_relock_keeps_the_direct_pins_and_freezes_the_rest(tmp_path):
 def load_manifests_for_relock(folder):
     import json as _json
 
-    from deltacheck.manifests import load_manifests
+    from deltacheck.driver.manifests import load_manifests
 
     (folder / "manifest.json").write_text(_json.dumps(
         [{"name": "lib-chat", "language": "python", "entry": "deltacheck.adapters.lib.adapter:Lib", "requirements": "requirements.txt"}]))

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from deltacheck.compare import json_equal
-from deltacheck.corpus import load_corpus
-from deltacheck.rechunk import is_rechunkable, restreamings
+from deltacheck.judge.compare import json_equal
+from deltacheck.corpus.loader import load_corpus
+from deltacheck.adequacy.rechunk import is_rechunkable, restreamings
 from deltacheck.reference import assemble
 
 CORPUS = load_corpus()
@@ -26,7 +26,7 @@ def test_the_reference_assembles_every_restreaming_to_the_expected_result(fixtur
 
 def test_the_edits_reach_every_protocol():
     """Guard against strategies that silently find nowhere to edit."""
-    from deltacheck.rechunk import EDITS
+    from deltacheck.adequacy.rechunk import EDITS
 
     reached = set()
     for fixture in CORPUS.fixtures:

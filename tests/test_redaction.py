@@ -10,10 +10,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from deltacheck.corpus import load_corpus
+from deltacheck.corpus.loader import load_corpus
 from deltacheck.errors import AssemblyError
 from deltacheck.reference import assemble
-from deltacheck.redact import (ID_KEYS, MEANINGFUL_PREFIXES, Cipher, Redactor, redact_chunks,
+from deltacheck.contributing.redact import (ID_KEYS, MEANINGFUL_PREFIXES, Cipher, Redactor, redact_chunks,
                                redact_json_text, rewrite_data, scrub_secrets, secret_locations)
 
 CORPUS = load_corpus(check_reference=False)

@@ -1,6 +1,6 @@
 """The reference's work grows linearly with the stream, counted in characters rather than timed.
 
-On the long generated streams of deltacheck.long_streams the test counts every character the
+On the long generated streams of deltacheck.cost.long_streams the test counts every character the
 reference copies or reads as a whole, at 1k and at 10k fragments:
 
 - each string concatenation with a fragment (the fragments are a str subclass that counts `+`:
@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 
-import deltacheck.reference.chat as chat_module
-from deltacheck import long_streams
+import deltacheck.protocols.openai_chat.reference as chat_module
+from deltacheck.cost import long_streams
 from deltacheck.reference import assemble
-from deltacheck.reference._text import Fragments, JsonFragments
+from deltacheck.reference.fragments import Fragments, JsonFragments
 
 FRAGMENT_FIELDS = {"content", "arguments", "delta", "text", "partial_json"}
 GROWTH_ALLOWED = 10.5  # for 10x the fragments

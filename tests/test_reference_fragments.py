@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deltacheck.reference._parts import is_complete_json
-from deltacheck.reference._text import Fragments, JsonFragments
+from deltacheck.reference.parts import is_complete_json
+from deltacheck.reference.fragments import Fragments, JsonFragments
 
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=8),

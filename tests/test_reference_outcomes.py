@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from deltacheck.corpus import load_corpus
+from deltacheck.corpus.loader import load_corpus
 from tests.reference_outcomes import RECORDED, digest, outcome_of, restreamings
 
 CORPUS = load_corpus(check_reference=False)

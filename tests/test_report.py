@@ -56,7 +56,7 @@ def test_the_html_matrix_links_each_failing_cell_to_its_diff_and_junit_counts_ve
 
 
 def test_failures_group_into_one_finding_per_defect_however_many_fixtures_show_it():
-    from deltacheck.findings import distinct_findings
+    from deltacheck.judge.findings import distinct_findings
 
     invented = {"axis": "usage", "kind": "invented", "place": "/usage", "pointer": "/usage"}
     name = {"axis": "identity", "kind": "differs", "place": "/choices/*/parts/*/name", "pointer": "/choices/0/parts/1/name"}
@@ -72,8 +72,8 @@ def test_failures_group_into_one_finding_per_defect_however_many_fixtures_show_i
 
 def test_the_implementation_table_gives_each_lacking_capability_its_reason():
     from deltacheck.adapter import CAPABILITIES
-    from deltacheck.report import _adapters_section
-    from deltacheck.results import Results
+    from deltacheck.reports.scorecard import _adapters_section
+    from deltacheck.running.results import Results
 
     adapter = {"name": "lib-chat", "library": "lib", "version": "1", "protocols": ["openai-chat"],
                "capabilities": sorted(set(CAPABILITIES) - {"refusal", "usage"}), "code_path": "lib.stream()",

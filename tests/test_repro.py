@@ -20,8 +20,8 @@ from click.testing import CliRunner
 
 from deltacheck.adapter import registered_adapters
 from deltacheck.cli import main
-from deltacheck.envs import env_dir, node_folder
-from deltacheck.repro import MARKER
+from deltacheck.driver.envs import env_dir, node_folder
+from deltacheck.contributing.repro import MARKER
 
 OBSERVED = Path(__file__).resolve().parent / "observed"
 # (adapter, a fixture it fails): one per bundled library, and per pinned version of one library.
@@ -96,7 +96,7 @@ def test_without_an_adapter_the_provider_sdk_of_the_language_is_used():
 
 
 def test_the_script_carries_the_fixtures_bytes_and_expected_result_and_cites_it():
-    from deltacheck.corpus import load_corpus
+    from deltacheck.corpus.loader import load_corpus
 
     corpus = load_corpus(check_reference=False)
     fixture = corpus.by_id()["DC-BPTP"]
@@ -117,11 +117,11 @@ def test_markdown_wraps_the_script_in_a_fence_for_an_issue():
 
 def test_a_reproduction_is_written_for_every_bundled_adapter_and_is_valid_code(tmp_path, monkeypatch):
     """Generation needs no environment; every bundled adapter keeps to what the script can stand in for."""
-    import deltacheck.repro
-    from deltacheck.corpus import load_corpus
-    from deltacheck.external import ExternalAdapter
+    import deltacheck.contributing.repro
+    from deltacheck.corpus.loader import load_corpus
+    from deltacheck.driver.external import ExternalAdapter
 
-    monkeypatch.setattr(deltacheck.repro, "_hello", lambda factory: None)  # no driver starts: only the text is checked
+    monkeypatch.setattr(deltacheck.contributing.repro, "_hello", lambda factory: None)  # no driver starts: only the text is checked
 
     corpus = load_corpus(check_reference=False)
     bundled = {name: f for name, f in registered_adapters().items()
@@ -162,7 +162,7 @@ def test_a_fixture_the_adapter_does_not_speak_is_named_when_its_driver_can_say()
 
 
 def test_a_jvm_or_go_adapter_gets_one_line_saying_reproductions_are_python_and_node_only():
-    from deltacheck.external import ExternalAdapter
+    from deltacheck.driver.external import ExternalAdapter
 
     other = next((name for name, f in registered_adapters().items()
                   if isinstance(f, ExternalAdapter) and f.manifest.language not in ("python", "node")), None)

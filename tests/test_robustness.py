@@ -6,10 +6,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from deltacheck.corpus import load_corpus, result_validator, schema_problems
+from deltacheck.corpus.loader import load_corpus, result_validator, schema_problems
 from deltacheck.errors import AssemblyError
 from deltacheck.reference import assemble
-from deltacheck.robustness import perturbations
+from deltacheck.adequacy.robustness import perturbations
 
 CORPUS = load_corpus()
 VALIDATOR = result_validator()

@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from deltacheck.cli import main
-from deltacheck.corpus import load_corpus
-from deltacheck.runner import run_fixtures
+from deltacheck.corpus.loader import load_corpus
+from deltacheck.running.runner import run_fixtures
 from tests import miniatures
 from tests.corpus_builder import TEXT_FIXTURE, TOOL_FIXTURE, fixture, make_corpus
 
@@ -171,6 +171,6 @@ def test_a_bug_in_what_the_adapter_can_express_still_fails_when_the_subject_is_n
     ("RuntimeError: something else broke", False),  # not the rejection the pattern names
 ])
 def test_an_accepted_raise_is_the_strict_rejection_the_fixture_names(message, accepted):
-    from deltacheck.verdict import is_accepted_rejection
+    from deltacheck.judge.verdict import is_accepted_rejection
 
     assert is_accepted_rejection(r"json|parse|unexpected (token|end)", message) is accepted

@@ -9,9 +9,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from deltacheck.corpus import DEFAULT_CORPUS, _validators, schema_problems
-from deltacheck.reference import PROTOCOLS
-from deltacheck.schema_checks import _const_as_enum, compiled_checks
+from deltacheck.corpus.loader import DEFAULT_CORPUS, _validators, schema_problems
+from deltacheck.protocols import PROTOCOLS
+from deltacheck.corpus.schema_checks import _const_as_enum, compiled_checks
 
 SCHEMA_DIR = str(DEFAULT_CORPUS / "schema")
 CHECKS = compiled_checks(SCHEMA_DIR)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from deltacheck.adequacy_report import render_seeds
+from deltacheck.reports.adequacy import render_seeds
 
 MUTATION_HEADER = {"mutants": [
     {"name": "drops-reasoning", "bug": "reasoning deltas dropped", "models": None},

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import httpx
 
-from deltacheck.corpus import load_corpus
-from deltacheck.serve import start_server
+from deltacheck.corpus.loader import load_corpus
+from deltacheck.running.serve import start_server
 
 CORPUS = load_corpus()
 

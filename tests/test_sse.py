@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from deltacheck.corpus import load_corpus
-from deltacheck.sse import decode_stream, parse_event_stream
+from deltacheck.corpus.loader import load_corpus
+from deltacheck.protocols import decode_stream
+from deltacheck.protocols.sse import parse_event_stream
 
 
 def events(text: str) -> list[tuple[str, str]]:
@@ -46,7 +47,7 @@ def test_every_fixture_rendered_as_sse_decodes_back_to_its_chunks():
 
 
 def test_a_byte_level_fixture_is_read_in_the_pieces_it_cuts_even_inside_a_character():
-    from deltacheck.corpus import load_corpus
+    from deltacheck.corpus.loader import load_corpus
 
     fixture = load_corpus(check_reference=False).by_id()["DC-Q8V4"]
     request = fixture.request()
@@ -58,11 +59,11 @@ def test_a_byte_level_fixture_is_read_in_the_pieces_it_cuts_even_inside_a_charac
 
 
 def test_cuts_must_fall_inside_the_fixtures_own_bytes_in_order(tmp_path):
-    from deltacheck.corpus import load_corpus
+    from deltacheck.corpus.loader import load_corpus
     from tests.corpus_builder import TEXT_FIXTURE, fixture, make_corpus
 
-    from deltacheck.sse import render_sse
-    sse = render_sse("openai-chat", TEXT_FIXTURE["chunks"]).decode()
+    from deltacheck.protocols import render_stream
+    sse = render_stream("openai-chat", TEXT_FIXTURE["chunks"]).decode()
     cases = {"a.json": fixture(TEXT_FIXTURE, id="DC-AAA1", sse_cuts=[3]),
              "b.json": fixture(TEXT_FIXTURE, id="DC-AAA2", tags=["text", "transport"], sse=sse, sse_cuts=[9, 4]),
              "c.json": fixture(TEXT_FIXTURE, id="DC-AAA3", tags=["text", "transport"], sse=sse, sse_cuts=[len(sse)])}

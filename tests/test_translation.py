@@ -6,12 +6,12 @@ import json
 
 import pytest
 
-from deltacheck.compare import compare
-from deltacheck.corpus import load_corpus
-from deltacheck.gateway_judge import Capture, judge_gateway, judge_translation
-from deltacheck.sse import render_sse
-from deltacheck.stream_validity import NotAStream, detect_protocol, read_stream
-from deltacheck.translation import (map_gateway_ids, shared_capabilities, shared_finish, shared_usage, shared_view)
+from deltacheck.judge.compare import compare
+from deltacheck.corpus.loader import load_corpus
+from deltacheck.gateways.judge import Capture, judge_gateway, judge_translation
+from deltacheck.protocols import render_stream
+from deltacheck.gateways.validity import NotAStream, detect_protocol, read_stream
+from deltacheck.gateways.translation import (map_gateway_ids, shared_capabilities, shared_finish, shared_usage, shared_view)
 
 CHAT, RESPONSES, ANTHROPIC = "openai-chat", "openai-responses", "anthropic-messages"
 
@@ -141,7 +141,7 @@ def test_swapped_duplicated_or_blank_ids_are_not_mapped():
 
 
 def responses_stream(events):
-    return render_sse(RESPONSES, events)
+    return render_stream(RESPONSES, events)
 
 
 def created(n=0):
@@ -208,12 +208,12 @@ def test_each_responses_validity_rule_can_go_red(events, words):
      "does not end with message_stop"),
 ])
 def test_each_anthropic_validity_rule_can_go_red(events, words):
-    problems = read_stream(ANTHROPIC, render_sse(ANTHROPIC, events)).problems
+    problems = read_stream(ANTHROPIC, render_stream(ANTHROPIC, events)).problems
     assert any(words in p for p in problems), problems
 
 
 def test_chat_without_done_and_with_changing_ids_is_invalid():
-    body = render_sse(CHAT, [{"id": "a", "choices": []}, {"id": "b", "choices": []}], "eof")
+    body = render_stream(CHAT, [{"id": "a", "choices": []}, {"id": "b", "choices": []}], "eof")
     problems = read_stream(CHAT, body).problems
     assert any("[DONE]" in p for p in problems) and any("id changes" in p for p in problems)
 
@@ -225,7 +225,7 @@ def test_an_event_name_that_is_not_the_data_type_is_invalid():
 
 def test_another_protocol_or_no_events_is_not_a_stream_of_the_declared_one():
     with pytest.raises(NotAStream, match="it streams openai-chat, not the declared anthropic-messages"):
-        read_stream(ANTHROPIC, render_sse(CHAT, [{"choices": []}]))
+        read_stream(ANTHROPIC, render_stream(CHAT, [{"choices": []}]))
     with pytest.raises(NotAStream, match="no server-sent event"):
         read_stream(CHAT, b'{"choices": []}')
     assert detect_protocol([{"type": "response.created"}]) == RESPONSES

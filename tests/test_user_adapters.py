@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from deltacheck.adapter import get_adapter_factory
 from deltacheck.cli import main
 from deltacheck.errors import BadAdapterSpec
-from deltacheck.expectations import Expectation, ExpectationsError, classify, load_expectations
+from deltacheck.judge.expectations import Expectation, ExpectationsError, classify, load_expectations
 
 GOOD = '''
 from deltacheck import Adapter
@@ -86,8 +86,8 @@ def test_expectations_written_then_met_then_broken(user_dir):
 
 def test_updating_keeps_the_reason_and_bug_of_entries_that_still_fail(user_dir):
     (user_dir / "e.toml").write_text('[verdicts]\nDC-8499 = { verdict = "fail", reason = "gap", bug = "https://x/1" }\n')
-    from deltacheck.corpus import load_corpus
-    from deltacheck.expectations import write_expectations
+    from deltacheck.corpus.loader import load_corpus
+    from deltacheck.judge.expectations import write_expectations
 
     corpus = load_corpus(check_reference=False)
     known = {f.id for f in corpus.fixtures}

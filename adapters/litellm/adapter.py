@@ -64,7 +64,7 @@ FLAGS_NOTE = "litellm keeps a call's arguments as text; no field of its message 
 class _Replay:
     """Serves `request.sse` unchanged, one SSE event at a time, counting the events handed out so far.
 
-    Every event of `deltacheck.sse.render_sse` ends with a blank line and its JSON has no raw newline, so
+    Every event of `deltacheck.protocols.sse.render_sse` ends with a blank line and its JSON has no raw newline, so
     splitting after each `\\n\\n` yields exactly one piece per chunk (plus `[DONE]` for Chat).
     """
 

@@ -1,11 +1,12 @@
-"""An in-process adapter that prints to stdout from Python and from a raw fd write, for deltacheck.driver."""
+"""An in-process adapter that prints to stdout from Python and from a raw fd write, for deltacheck.driver.python."""
 
 from __future__ import annotations
 
 import os
 
 from deltacheck.adapter import CAPABILITIES, Adapter
-from deltacheck.reference import PROTOCOLS, assemble
+from deltacheck.protocols import PROTOCOLS
+from deltacheck.reference import assemble
 
 
 class PrintsToStdout(Adapter):

@@ -1,4 +1,4 @@
-"""A well-behaved driver written from docs/PROTOCOL.md (not deltacheck.driver), for the fakes to break."""
+"""A well-behaved driver written from docs/PROTOCOL.md (not deltacheck.driver.python), for the fakes to break."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import sys
 from typing import Any, Callable
 
 from deltacheck.adapter import CAPABILITIES
-from deltacheck.reference import PROTOCOLS, assemble
+from deltacheck.protocols import PROTOCOLS
+from deltacheck.reference import assemble
 
 BREAK_ON = os.environ.get("BREAK_ON", "")
 

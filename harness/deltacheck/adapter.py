@@ -1,0 +1,225 @@
+"""The in-process adapter protocol, and the registry every adapter joins by subclassing.
+
+An adapter feeds one fixture's stream to one implementation through the implementation's real code
+path, and maps what the implementation produced onto the canonical result -- nothing more: it never
+repairs, reorders or fills in what the library returned. A field the library cannot express is a
+missing capability, declared here, and judged n/a.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Awaitable, ClassVar, Union
+
+from deltacheck.errors import BadAdapterSpec, UnknownAdapter
+from deltacheck.model import AssemblyRequest
+
+if TYPE_CHECKING:
+    from deltacheck.errors import ManifestProblem
+    from deltacheck.driver.external import ExternalAdapter
+    from deltacheck.driver.subprocess_adapter import SubprocessAdapter
+
+CAPABILITIES = {
+    "refusal": "refusal parts",
+    "reasoning": "reasoning and redacted reasoning parts",
+    "reasoning_signature": "the signature / encrypted content of reasoning parts",
+    "annotations": "text annotations and citations",
+    "item_id": "Responses item ids of tool calls",
+    "custom_tools": "Responses custom tool calls",
+    "server_tools": "Anthropic server tool calls and their result blocks",
+    "finish_reason": "finish_reason",
+    "finish_detail": "finish_detail (Responses incomplete reason, Anthropic stop_sequence)",
+    "usage": "usage",
+    "error": "the stream's error",
+    "multiple_choices": "choices other than index 0",
+    "events": "tool-call completion events emitted while streaming",
+    "flags": "a tool call kept but marked not executable (its arguments are not valid JSON)",
+}
+
+# Why a capability is absent for every adapter of one protocol: the protocol itself has no such field
+# (or the corpus defines none for it). Adapters add their library's own reasons (`protocol_notes`).
+PROTOCOL_NOTES = {
+    "openai-chat": {
+        "annotations": "the contract defines no Chat Completions annotations (they are tested on Responses and Anthropic)",
+        "custom_tools": "custom tool calls are a Responses item type; a Chat Completions stream has none",
+        "item_id": "item ids belong to Responses output items; Chat Completions tool calls have none",
+        "server_tools": "server tool blocks are Anthropic Messages content; a Chat Completions stream has none",
+        "finish_detail": "Chat Completions has only finish_reason, no incomplete reason or stop_sequence",
+        "reasoning_signature": "Chat Completions reasoning deltas carry no signature or encrypted content",
+    },
+    "openai-responses": {
+        "server_tools": "server tool blocks are Anthropic Messages content; a Responses stream has none",
+        "multiple_choices": "a Responses stream has one output, no choices",
+    },
+    "anthropic-messages": {
+        "custom_tools": "custom tool calls are a Responses item type; Anthropic Messages has none",
+        "item_id": "item ids belong to Responses output items; Anthropic content blocks have none",
+        "multiple_choices": "an Anthropic message is a single choice",
+        "refusal": "Anthropic Messages has no refusal content block (a refusal is only a stop_reason)",
+    },
+}
+
+
+def protocol_notes(protocol: str, capabilities: frozenset[str], **library_notes: str) -> dict[str, str]:
+    """capability_notes: the protocol's reasons for the capabilities left out, then the library's own."""
+    notes = {c: why for c, why in PROTOCOL_NOTES[protocol].items() if c not in capabilities}
+    return dict(sorted({**notes, **library_notes}.items()))
+
+
+# Bundled adapter modules, imported on first lookup so their classes register themselves.
+BUNDLED_MODULES = ("deltacheck.adapters.reference",)
+
+_REGISTRY: dict[str, type["Adapter"]] = {}
+
+
+class Adapter:
+    """Subclass with the class data below and an `assemble` method (sync or async)."""
+
+    name: ClassVar[str]
+    library: ClassVar[str]
+    version: ClassVar[str]
+    protocols: ClassVar[frozenset[str]]
+    capabilities: ClassVar[frozenset[str]]
+    code_path: ClassVar[str]  # which of the library's code paths the adapter drives, in one sentence
+    # Optional: for each capability left out, one sentence saying why the library cannot express it.
+    capability_notes: ClassVar[dict[str, str]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        name = cls.__dict__.get("name")
+        if name is None:
+            return  # an abstract intermediate class
+        if name in _REGISTRY and _REGISTRY[name] is not cls:
+            raise TypeError(f"adapter name {name!r} is claimed by both {_REGISTRY[name].__qualname__} and {cls.__qualname__}")
+        unknown = set(cls.capabilities) - set(CAPABILITIES)
+        if unknown:
+            raise TypeError(f"{cls.__qualname__} declares unknown capabilities {sorted(unknown)}")
+        unknown = set(cls.capability_notes) - set(CAPABILITIES)
+        if unknown:
+            raise TypeError(f"{cls.__qualname__} has capability_notes for unknown capabilities {sorted(unknown)}")
+        _REGISTRY[name] = cls
+
+    def assemble(self, request: AssemblyRequest) -> dict[str, Any] | Awaitable[dict[str, Any]]:
+        raise NotImplementedError
+
+    @classmethod
+    def describe(cls) -> dict[str, Any]:
+        return {"name": cls.name, "library": cls.library, "version": cls.version,
+                "protocols": sorted(cls.protocols), "capabilities": sorted(cls.capabilities),
+                "code_path": cls.code_path, "capability_notes": dict(sorted(cls.capability_notes.items()))}
+
+
+def manifest_name(default: str) -> str:
+    """The name a manifest runs this class under (`openai-python-chat@2`), else `default`.
+
+    The driver passes it in DELTACHECK_ADAPTER_NAME, so one class can serve several pinned versions.
+    """
+    given = os.environ.get("DELTACHECK_ADAPTER_NAME", "")
+    return given if given.split("@", 1)[0] == default else default
+
+
+def _import_bundled() -> None:
+    for module in BUNDLED_MODULES:
+        importlib.import_module(module)
+
+
+# What the registry hands out: an in-process Adapter class, or an ExternalAdapter (a manifest
+# adapter); both are called to get an adapter and have describe().
+AdapterFactory = Union[type[Adapter], "ExternalAdapter"]
+
+
+def _external() -> tuple[dict[str, "ExternalAdapter"], list["ManifestProblem"]]:
+    # Imported here, not at the top: the driver imports this module inside an adapter's own
+    # environment, where the harness side (jsonschema, subprocess management) is not wanted.
+    from deltacheck.driver.external import external_adapters
+    return external_adapters(_REGISTRY)
+
+
+def registered_adapters() -> dict[str, AdapterFactory]:
+    """In-process adapters and manifest adapters, by name; no third-party library is imported."""
+    _import_bundled()
+    return dict(sorted({**_external()[0], **_REGISTRY}.items()))
+
+
+def manifest_problems() -> list["ManifestProblem"]:
+    """What is wrong with the adapter manifests; those entries are left out of the registry."""
+    _import_bundled()
+    return _external()[1]
+
+
+def is_adapter_spec(name: str) -> bool:
+    """`MODULE:CLASS` or `path/to/file.py:CLASS` (registered names never contain a colon)."""
+    return ":" in name
+
+
+def load_adapter_spec(spec: str) -> type[Adapter]:
+    """The Adapter subclass a `MODULE:CLASS` or `path/to/file.py:CLASS` spec names.
+
+    A module is imported from the current directory or PYTHONPATH, as `python -m` would; a file is
+    loaded with its own folder on sys.path, so it can import its siblings.
+    """
+    target, _, class_name = spec.rpartition(":")
+    if not target or not class_name.isidentifier():
+        raise BadAdapterSpec(spec, "expected MODULE:CLASS or path/to/file.py:CLASS")
+    try:
+        if target.endswith(".py") or os.sep in target or "/" in target:
+            module = _import_file(Path(target))
+        else:
+            module = importlib.import_module(target)
+    except BadAdapterSpec as exc:
+        raise BadAdapterSpec(spec, exc.reason) from None
+    except Exception as exc:  # the user's module failing to import: one line here, the chain for a driver's stderr
+        raise BadAdapterSpec(spec, f"cannot import {target}: {type(exc).__name__}: {exc}") from exc
+    cls = getattr(module, class_name, None)
+    if cls is None:
+        raise BadAdapterSpec(spec, f"{target} has no attribute {class_name!r}")
+    if not (isinstance(cls, type) and issubclass(cls, Adapter)):
+        raise BadAdapterSpec(spec, f"{class_name} is not a subclass of deltacheck.Adapter")
+    missing = [field for field in ("name", "library", "version", "protocols", "capabilities", "code_path")
+               if not hasattr(cls, field)]
+    if missing:
+        raise BadAdapterSpec(spec, f"{class_name} does not set {', '.join(missing)}")
+    return cls
+
+
+def _import_file(path: Path):
+    if not path.is_file():
+        raise BadAdapterSpec(str(path), f"no such file {path}")
+    folder = str(path.resolve().parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    module_name = path.stem if path.stem.isidentifier() else "deltacheck_user_adapter"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def get_adapter_factory(name: str) -> "AdapterFactory":
+    """The factory for a registered name or an adapter spec; UnknownAdapter / BadAdapterSpec otherwise."""
+    if is_adapter_spec(name):
+        # The harness runs as a console script, whose sys.path lacks the current directory that
+        # `python -m` would give: a user's MODULE:CLASS is looked up where the user is.
+        if "" not in sys.path and os.getcwd() not in sys.path:
+            sys.path.insert(0, os.getcwd())
+        return load_adapter_spec(name)
+    _import_bundled()
+    if name in _REGISTRY:  # in-process: no need to read the manifests
+        return _REGISTRY[name]
+    adapters = registered_adapters()
+    if name not in adapters:
+        raise UnknownAdapter(name, list(adapters))
+    return adapters[name]
+
+
+def get_adapter(name: str) -> "Adapter | SubprocessAdapter":
+    """A ready adapter: a registered name or a `MODULE:CLASS` / `file.py:CLASS` spec.
+
+    For a manifest adapter this builds its environment when needed.
+    """
+    return get_adapter_factory(name)()

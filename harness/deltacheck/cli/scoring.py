@@ -1,0 +1,299 @@
+"""`run`, `score` and `report`: scoring implementations over the corpus and writing REPORT.md."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from functools import partial
+from pathlib import Path
+
+import click
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+from rich.table import Table
+
+import deltacheck
+from deltacheck.adapter import get_adapter_factory, registered_adapters
+from deltacheck.reports.adequacy import read_jsonl
+from deltacheck.cli.common import (Seconds, adapter_cmd_option, adapter_option, corpus_option, err, open_adapter, say,
+                                   started, startup_timeout_option, warn_manifest_problems, writable_file)
+from deltacheck.cli.expectations import check_expectations, read_expectations
+from deltacheck.cli.adequacy import write_mutation_results
+from deltacheck.cli.score_jobs import jobs_option, score_adapters
+from deltacheck.cli.gateway import GatewayChoice, gateway_options, run_proxy_mode, score_gateways, wants_gateway
+from deltacheck.corpus.loader import Corpus, load_corpus
+from deltacheck.errors import BadAdapterSpec, DriverFailed, EnvironmentFailed, InvalidResults, UnknownAdapter
+from deltacheck.protocols import PROTOCOLS
+from deltacheck.reports.export import render_html, render_junit
+from deltacheck.files import locked_for_writing, write_text_atomically
+from deltacheck.locations import default_report, default_results_dir
+from deltacheck.reports.scorecard import render_report
+from deltacheck.running.results import ResultsWriter, read_results
+from deltacheck.running.runner import DEFAULT_MAX_TIMEOUTS, DEFAULT_TIMEOUT, problem_records, run_fixtures
+from deltacheck.judge.verdict import PASSING, UNSCORED
+
+max_timeouts_option = click.option(
+    "--max-timeouts", type=click.IntRange(min=0), default=DEFAULT_MAX_TIMEOUTS, show_default=True,
+    help="After this many timeouts in a row, stop asking the adapter; the rest are recorded as skipped (0: never).")
+
+
+# -- run -----------------------------------------------------------------------------------------
+
+
+@click.command()
+@adapter_option
+@adapter_cmd_option
+@corpus_option
+@click.option("--protocol", "protocols", multiple=True, type=click.Choice(PROTOCOLS), help="Only these protocols.")
+@click.option("--fixture", "fixture_ids", multiple=True, metavar="ID", help="Only these fixture ids (repeatable).")
+@click.option("--results", "results_path", type=click.Path(dir_okay=False, path_type=Path), callback=writable_file,
+              help="Results file (JSON lines). Default: results/<adapter>.jsonl")
+@click.option("--junit", "junit_path", type=click.Path(dir_okay=False, path_type=Path), callback=writable_file,
+              help="Also write the verdicts as JUnit XML, for CI systems that read it.")
+@click.option("--expectations", "expectations_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Expected verdicts (TOML): exit 0 when every verdict is as expected, 1 naming each difference.")
+@click.option("--update-expectations", is_flag=True,
+              help="Write the run's verdicts into the --expectations file (created when missing).")
+@click.option("--timeout", type=Seconds(), default=DEFAULT_TIMEOUT, show_default=True, help="Seconds per fixture.")
+@max_timeouts_option
+@startup_timeout_option
+@gateway_options
+@click.pass_context
+def run(ctx: click.Context, adapter_name: str | None, adapter_cmd: str | None, corpus_dir: Path,
+        protocols: tuple[str, ...], fixture_ids: tuple[str, ...], results_path: Path | None, junit_path: Path | None,
+        expectations_path: Path | None, update_expectations: bool, timeout: float, max_timeouts: int,
+        startup_timeout: float, gateway_name: str | None, gateway_cmd: str | None, upstream: str | None,
+        downstream: str | None, gateway_model: str, gateway_path: str | None, gateway_ready: str | None) -> None:
+    """Run fixtures through one adapter, or one gateway (proxy mode), and write one JSON line per fixture.
+
+    Without --expectations the exit status is 1 when any fixture fails; with it, 1 only when a
+    verdict differs from the expected one.
+    """
+    if update_expectations and expectations_path is None:
+        raise click.UsageError("--update-expectations needs --expectations FILE")
+    if wants_gateway(gateway_name, gateway_cmd) and (adapter_name or adapter_cmd):
+        raise click.UsageError("give an adapter (--adapter, --adapter-cmd) or a gateway (--gateway, --gateway-cmd), not both")
+    corpus = load_corpus(corpus_dir)
+    unknown = corpus.unknown_ids(fixture_ids)
+    if unknown:
+        raise click.UsageError(f"no fixture with id {', '.join(unknown)} in {corpus_dir}")
+    expectations = None
+    if expectations_path is not None and not (update_expectations and not expectations_path.exists()):
+        expectations = read_expectations(expectations_path, corpus)
+    if wants_gateway(gateway_name, gateway_cmd) or upstream or downstream or gateway_path or gateway_ready:
+        given = ctx.get_parameter_source("startup_timeout") is not click.core.ParameterSource.DEFAULT
+        sys.exit(run_proxy_mode(corpus, GatewayChoice(gateway_name, gateway_cmd, upstream, downstream, gateway_model,
+                                                      gateway_path, gateway_ready, startup_timeout if given else None),
+                                protocols, fixture_ids, results_path, junit_path, timeout, max_timeouts,
+                                expectations_path, expectations, update_expectations))
+    adapter = open_adapter(adapter_name, adapter_cmd, startup_timeout)
+    try:
+        with started(adapter):
+            _check_spoken(adapter, corpus, protocols, fixture_ids)  # before the results file is opened
+            if expectations is not None and expectations.adapter not in (None, adapter.name) and not update_expectations:
+                raise click.UsageError(f"{expectations_path}: expectations of adapter {expectations.adapter!r}, "
+                                       f"not of {adapter.name!r}")
+            counts, verdicts, results_path = _run_one(adapter, corpus, set(protocols), set(fixture_ids), results_path,
+                                                      timeout, max_timeouts)
+    except (EnvironmentFailed, DriverFailed) as exc:
+        raise click.ClickException(str(exc)) from None
+    if junit_path is not None:
+        write_junit(junit_path, [read_results(results_path)], corpus.version)
+    if expectations_path is not None:
+        sys.exit(check_expectations(expectations_path, expectations, adapter.name, corpus, verdicts, update_expectations))
+    failed = sum(v for k, v in counts.items() if k not in PASSING | UNSCORED)
+    sys.exit(1 if failed else 0)
+
+
+def _check_spoken(adapter, corpus: Corpus, protocols: tuple[str, ...], ids: tuple[str, ...]) -> None:
+    """A protocol or fixture the adapter cannot run is a usage error, not an empty run over its results file."""
+    for protocol in protocols:
+        if protocol not in adapter.protocols:
+            raise click.UsageError(f"adapter {adapter.name!r} does not speak {protocol} "
+                                   f"(it speaks {', '.join(sorted(adapter.protocols))})")
+    fixtures = corpus.by_id()
+    for fixture_id in ids:
+        fixture = fixtures.get(fixture_id)  # a fixture that does not load is run as a recorded skip
+        if fixture is not None and fixture.protocol not in adapter.protocols:
+            raise click.UsageError(f"fixture {fixture_id} is {fixture.protocol}, which adapter {adapter.name!r} "
+                                   f"does not speak (it speaks {', '.join(sorted(adapter.protocols))})")
+
+
+def _run_one(adapter, corpus: Corpus, protocols: set[str], ids: set[str], results_path: Path | None,
+             timeout: float, max_timeouts: int) -> tuple[Counter[str], dict[str, str], Path]:
+    """Run and record; returns the verdict counts, each fixture's verdict, and the results file."""
+    results_path = results_path or default_results_dir() / f"{adapter.name}.jsonl"
+    results_path.parent.mkdir(parents=True, exist_ok=True)
+    # Only the protocols the adapter speaks: the others are not its business, not skips to list.
+    spoken = (protocols or set(PROTOCOLS)) & set(adapter.protocols)
+    fixtures = corpus.select(spoken, ids)
+    by_protocol: dict[str, Counter[str]] = {}
+    verdicts: dict[str, str] = {}
+    with locked_for_writing(results_path) as handle:
+        writer = ResultsWriter(handle)
+        writer.header(tool="deltacheck", tool_version=deltacheck.__version__, corpus_version=corpus.version,
+                      contract_version=deltacheck.CONTRACT_VERSION, adapter=adapter.describe(), timeout=timeout)
+        for record in problem_records(adapter.name, corpus, spoken, ids):
+            writer.record(record)
+            if record.get("fixture"):
+                verdicts[record["fixture"]] = record["verdict"]
+            if record.get("protocol"):
+                by_protocol.setdefault(record["protocol"], Counter())["skip"] += 1
+            say("skip", "yellow", f"{record['path']}: {record['message']}")
+        interrupted = False
+        progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                            TextColumn("{task.fields[current]}"), console=err, transient=True,
+                            disable=not err.is_terminal)
+        try:
+            with progress:
+                task = progress.add_task(adapter.name, total=len(fixtures), current="")
+                for record in run_fixtures(adapter, corpus, fixtures, timeout, max_timeouts):
+                    writer.record(record.to_json())
+                    verdicts[record.verdict.fixture] = record.verdict.verdict
+                    by_protocol.setdefault(record.verdict.protocol, Counter())[record.verdict.verdict] += 1
+                    progress.update(task, advance=1, current=record.verdict.fixture)
+                    if record.verdict.verdict not in PASSING | UNSCORED:
+                        say(record.verdict.verdict, "red", f"{record.verdict.fixture} {record.title}: {record.verdict.message}")
+        except KeyboardInterrupt:
+            interrupted = True
+        writer.footer(interrupted=interrupted)
+    _print_summary(adapter.name, by_protocol, results_path)
+    if interrupted:
+        sys.exit(130)
+    return writer.counts, verdicts, results_path
+
+
+def _print_summary(name: str, by_protocol: dict[str, Counter[str]], results_path: Path) -> None:
+    table = Table(title=f"{name}: results in {results_path}", title_justify="left")
+    for column in ("protocol", "passed / scored", "fail", "error", "crash", "timeout", "n/a", "skip"):
+        table.add_column(column)
+    for protocol in PROTOCOLS:
+        counts = by_protocol.get(protocol)
+        if not counts:
+            continue
+        scored = sum(v for k, v in counts.items() if k not in UNSCORED)
+        table.add_row(protocol, f"{counts['pass']} / {scored}",
+                      *(str(counts.get(k, 0)) for k in ("fail", "error", "crash", "timeout", "n/a", "skip")))
+    err.print(table)
+
+
+# -- score: the main job -------------------------------------------------------------------------
+
+
+@click.command()
+@corpus_option
+@click.option("--adapter", "adapter_names", multiple=True, metavar="NAME|MODULE:CLASS|FILE.py:CLASS",
+              help="Only these adapters (default: every in-process and manifest adapter).")
+@click.option("--results-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              show_default="results/ in the checkout or the current directory")
+@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None, callback=writable_file,
+              show_default="REPORT.md in the checkout or the current directory")
+@click.option("--timeout", type=Seconds(), default=DEFAULT_TIMEOUT, show_default=True, help="Seconds per fixture.")
+@click.option("--examples", type=click.IntRange(min=0), default=10, show_default=True,
+              help="Fuzz examples per fixture and mode for each adapter (0: no fuzzing).")
+@click.option("--cost/--no-cost", "with_cost", default=True, show_default=True,
+              help="Also time every adapter on the long-stream scenarios (results/cost-<adapter>.jsonl).")
+@max_timeouts_option
+@click.option("--gateway", "gateway_names", multiple=True, metavar="NAME",
+              help="Only these bundled gateways or gateway routes (default: all of them, unless --adapter is given).")
+@jobs_option
+def score(corpus_dir: Path, adapter_names: tuple[str, ...], results_dir: Path, output: Path, timeout: float,
+          examples: int, with_cost: bool, max_timeouts: int, gateway_names: tuple[str, ...], jobs: int | None) -> None:
+    """Run every adapter over the corpus (building manifest adapters' environments first), then write REPORT.md.
+
+    An adapter whose environment or driver cannot start is reported and left out; the others still
+    run, and the exit status is 1.
+    """
+    results_dir = results_dir or default_results_dir()
+    output = output or default_report()
+    corpus = load_corpus(corpus_dir)
+    problems = warn_manifest_problems()
+    registry = registered_adapters()
+    factories = {}
+    for spec in adapter_names or tuple(registry):  # bundled names, or a user's MODULE:CLASS / FILE.py:CLASS
+        try:
+            factory = registry[spec] if spec in registry else get_adapter_factory(spec)
+        except (UnknownAdapter, BadAdapterSpec) as exc:
+            raise click.UsageError(str(exc)) from None
+        factories[factory.name] = factory
+    gateways = None
+    if gateway_names or not adapter_names:  # proxy mode: every bundled gateway route, each its own results file
+        gateways = partial(score_gateways, corpus, results_dir, timeout, max_timeouts, gateway_names)
+    ran, not_run, gateway_files = score_adapters(factories, corpus, results_dir, timeout, max_timeouts, examples,
+                                                 jobs, gateways)
+    # Once every job above is over: each implementation timed alone, one after another, never beside other work.
+    cost_files = _score_cost({n: factories[n] for n in ran}, corpus_dir, results_dir) if with_cost else []
+    write_mutation_results(results_dir / "mutants.jsonl", corpus, timeout=5.0)
+    fuzz_files = [results_dir / f"fuzz-{n}.jsonl" for n in ran] if examples else []
+    _write_report(sorted([*(results_dir / f"{n}.jsonl" for n in ran), *gateway_files]), corpus, output,
+                  results_dir / "junit.xml", mutation_file=results_dir / "mutants.jsonl", fuzz_files=fuzz_files,
+                  cost_files=cost_files)
+    if not_run:
+        say(f"{len(not_run)} adapter(s) not run:", "red", ", ".join(not_run))
+    if not_run or problems:
+        sys.exit(1)
+
+
+def _score_cost(factories, corpus_dir: Path, results_dir: Path) -> list[Path]:
+    """The cost phase (deltacheck.cli.cost.score_cost), imported only when score runs it."""
+    from deltacheck.cli.cost import score_cost
+
+    return score_cost(factories, corpus_dir, results_dir)
+
+
+# -- report --------------------------------------------------------------------------------------
+
+
+@click.command()
+@click.argument("results_files", nargs=-1, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@corpus_option
+@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None, callback=writable_file,
+              show_default="REPORT.md in the checkout or the current directory")
+@click.option("--junit", "junit_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              callback=writable_file, help="Also write JUnit XML (default: results/junit.xml when reading results/).")
+def report(results_files: tuple[Path, ...], corpus_dir: Path, output: Path, junit_path: Path | None) -> None:
+    """Write REPORT.md and REPORT.html from results files (default: every results/*.jsonl).
+
+    Fuzz and mutant results are read from beside the results files.
+    """
+    results_dir = results_files[0].parent if results_files else default_results_dir()
+    output = output or default_report()
+    files = list(results_files) or sorted(p for p in results_dir.glob("*.jsonl") if _is_adapter_results(p))
+    if not files:
+        raise click.UsageError(f"no results files given and none in {results_dir}; run `deltacheck run` first")
+    if junit_path is None and not results_files:  # never beside files the user named: only where asked
+        junit_path = results_dir / "junit.xml"
+    mutation = results_dir / "mutants.jsonl"
+    fuzz_files = sorted(results_dir / f"fuzz-{path.stem}.jsonl" for path in files)
+    cost_files = sorted(results_dir / f"cost-{path.stem}.jsonl" for path in files)
+    _write_report(files, load_corpus(corpus_dir, check_reference=False), output, junit_path, mutation_file=mutation,
+                  fuzz_files=[f for f in fuzz_files if f.exists()], cost_files=[f for f in cost_files if f.exists()])
+
+
+def write_junit(path: Path, results: list, corpus_version: str) -> None:
+    write_text_atomically(path, render_junit(results, corpus_version))
+
+
+def _is_adapter_results(path: Path) -> bool:
+    return not path.name.startswith(("fuzz-", "cost-")) and path.name != "mutants.jsonl"
+
+
+def _write_report(files: list[Path], corpus: Corpus, output: Path, junit_path: Path | None,
+                  mutation_file: Path | None = None, fuzz_files: list[Path] = (), cost_files: list[Path] = ()) -> None:
+    try:
+        results = [read_results(path) for path in files]
+        mutation = read_jsonl(mutation_file) if mutation_file is not None and mutation_file.exists() else None
+        fuzz = [read_jsonl(path) for path in fuzz_files]
+        cost_runs = [read_jsonl(path) for path in cost_files if path.exists()]
+    except InvalidResults as exc:
+        raise click.ClickException(str(exc)) from None
+    write_text_atomically(output, render_report(results, corpus.version, deltacheck.CONTRACT_VERSION, mutation, fuzz,
+                                                cost_runs))
+    page = render_html(results, corpus.version)
+    if cost_runs:
+        from deltacheck.reports.cost import with_cost_html
+
+        page = with_cost_html(page, cost_runs)
+    write_text_atomically(output.with_suffix(".html"), page)
+    if junit_path is not None:  # for CI systems that read it
+        write_junit(junit_path, results, corpus.version)
+    err.print(f"wrote {output} from {len(results)} results file(s)")

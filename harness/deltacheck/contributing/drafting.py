@@ -1,0 +1,222 @@
+"""Draft a fixture: from a redacted capture (`deltacheck import`) or as a hand-written scaffold (`deltacheck new`).
+
+A draft's `expected` comes from the reference assembler, so it is code's opinion, not a decision:
+every draft carries `unreviewed`, which lint refuses until the contributor has checked the result
+against the provider's documented semantics and deleted the field.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from deltacheck.contributing.capture import BadCapture, Capture, read_capture
+from deltacheck.corpus.loader import Corpus
+from deltacheck.errors import AssemblyError
+from deltacheck.adequacy.fuzz import format_fixture, new_fixture_id
+from deltacheck.locations import PACKAGE_DIR
+from deltacheck.contributing.redact import Cipher, redact_chunks, rewrite_data, scrub_secrets, secret_locations
+from deltacheck.reference import assemble
+
+UNREVIEWED = ("the expected result was drafted by the reference assembler ({how}), not decided: check every field "
+              "against the provider's documented stream semantics (cite the documentation in provenance.source or "
+              "comment; where the provider leaves the outcome open, declare implementation_defined), set the title "
+              "and tags, then delete this field")
+
+# A minimal stream per protocol for `deltacheck new`: one text answer, finished, as the provider documents it.
+SCAFFOLD_CHUNKS = {
+    "openai-chat": [
+        {"id": "chatcmpl-TODO", "object": "chat.completion.chunk", "created": 0, "model": "TODO",
+         "choices": [{"index": 0, "delta": {"role": "assistant", "content": "TODO"}, "finish_reason": None}]},
+        {"id": "chatcmpl-TODO", "object": "chat.completion.chunk", "created": 0, "model": "TODO",
+         "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+    ],
+    "openai-responses": [
+        {"type": "response.created", "sequence_number": 0,
+         "response": {"id": "resp_TODO", "object": "response", "status": "in_progress", "output": []}},
+        {"type": "response.output_item.added", "sequence_number": 1, "output_index": 0,
+         "item": {"id": "msg_TODO", "type": "message", "status": "in_progress", "role": "assistant", "content": []}},
+        {"type": "response.content_part.added", "sequence_number": 2, "item_id": "msg_TODO", "output_index": 0,
+         "content_index": 0, "part": {"type": "output_text", "text": "", "annotations": []}},
+        {"type": "response.output_text.delta", "sequence_number": 3, "item_id": "msg_TODO", "output_index": 0,
+         "content_index": 0, "delta": "TODO"},
+        {"type": "response.completed", "sequence_number": 4,
+         "response": {"id": "resp_TODO", "object": "response", "status": "completed", "output": [
+             {"id": "msg_TODO", "type": "message", "status": "completed", "role": "assistant",
+              "content": [{"type": "output_text", "text": "TODO", "annotations": []}]}]}},
+    ],
+    "anthropic-messages": [
+        {"type": "message_start", "message": {"id": "msg_TODO", "type": "message", "role": "assistant", "model": "TODO",
+                                              "content": [], "stop_reason": None, "stop_sequence": None,
+                                              "usage": {"input_tokens": 1, "output_tokens": 1}}},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "TODO"}},
+        {"type": "content_block_stop", "index": 0},
+        {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+         "usage": {"output_tokens": 1}},
+        {"type": "message_stop"},
+    ],
+}
+
+
+class DraftFailed(Exception):
+    """The draft cannot be written; the message says why (nothing was written)."""
+
+
+def draft_from_capture(corpus: Corpus, path: Path, *, title: str | None, tags: tuple[str, ...], source: str | None,
+                       keep_text: bool, cipher: Cipher | None = None) -> dict[str, Any]:
+    """The fixture a capture drafts, redacted; BadCapture / DraftFailed say what is wrong."""
+    capture = read_capture(path)
+    cipher = cipher or Cipher()
+    keep_sse = capture.framing_matters()
+    chunks = redact_chunks(capture.protocol, capture.chunks, cipher, keep_text)
+    data: dict[str, Any] = {
+        "id": new_fixture_id(corpus),
+        "title": title or f"captured {capture.protocol} stream (state the behaviour it shows)",
+        "protocol": capture.protocol,
+        "tags": [],
+        "provenance": {"kind": "captured", "source": source or f"capture imported from {path.name} ({capture.fmt})"},
+        "chunks": chunks,
+    }
+    if keep_sse:
+        data["sse"] = _redacted_body(capture, chunks, cipher, path)
+    if capture.stream_end != "terminator":
+        data["stream_end"] = capture.stream_end
+    outcome_key, outcome = _outcome(corpus, capture.protocol, chunks, path)
+    data[outcome_key] = outcome
+    suggested = suggested_tags(outcome, keep_sse) if outcome_key == "expected" else []
+    rejected = ["rejected-stream"] if outcome_key == "rejected" else []  # lint: the tag and `rejected` come together
+    data["tags"] = list(dict.fromkeys([*(tags or suggested), *rejected]))
+    data["unreviewed"] = UNREVIEWED.format(how=f"deltacheck import {path.name}")
+    _refuse_secrets(data, path)
+    return data
+
+
+def draft_new(corpus: Corpus, protocol: str, title: str, tags: tuple[str, ...], source: str | None) -> dict[str, Any]:
+    chunks = json.loads(json.dumps(SCAFFOLD_CHUNKS[protocol]))
+    _, expected = _outcome(corpus, protocol, chunks, Path("(scaffold)"))
+    return {
+        "id": new_fixture_id(corpus),
+        "title": title,
+        "protocol": protocol,
+        "tags": list(dict.fromkeys(tags or ("text",))),
+        "provenance": {"kind": "synthetic", "source": source or "TODO: the documentation section this stream follows"},
+        "chunks": chunks,
+        "expected": expected,
+        "unreviewed": UNREVIEWED.format(how="deltacheck new; replace the TODO stream with the behaviour's own"),
+    }
+
+
+def _redacted_body(capture: Capture, chunks: list[Any], cipher: Cipher, path: Path) -> str:
+    """The captured SSE body with each event's data rewritten to its redacted chunk; the framing kept."""
+    for event, original, redacted in zip(capture.events, capture.chunks, chunks):
+        data = event.data(capture.lines)
+        rewritten = rewrite_data(data, original, redacted)
+        if rewritten is None:
+            raise DraftFailed(f"{path}: line {event.line_number}: the event's data repeats a key, so its bytes cannot "
+                              "be redacted in place")
+        for index, value in zip(event.data_lines, rewritten.split("\n")):
+            line = capture.lines[index]
+            line.text = line.text[:len(line.text) - len(line.value)] + value
+            line.value = value
+    for line in capture.lines:
+        if line.field == "id":
+            line.text = line.text[:len(line.text) - len(line.value)] + cipher.identifier(line.value)
+        elif line.field == "":  # a comment
+            line.text = scrub_secrets(line.text)
+    return capture.body()
+
+
+def _outcome(corpus: Corpus, protocol: str, chunks: list[Any], path: Path) -> tuple[str, dict[str, Any]]:
+    """("expected", the reference's result), or, for a stream the reference rejects, ("rejected", a draft of
+    the rejection) where the corpus has rejected fixtures; DraftFailed otherwise."""
+    try:
+        outcome = assemble(protocol, chunks)
+    except AssemblyError as exc:
+        if not _corpus_has_rejections(corpus):
+            raise DraftFailed(f"{path}: the reference assembler cannot assemble chunk {exc.chunk_index} ({exc.message}); "
+                              "write this fixture by hand (deltacheck new) and decide its expected result from the "
+                              "provider's documentation") from None
+        return "rejected", {
+            "reason": f"TODO: the rule of the protocol this stream breaks, with a reference (the reference assembler "
+                      f"rejects chunk {exc.chunk_index}: {exc.message})",
+            "matches": re.escape(exc.message),
+        }
+    return "expected", {k: v for k, v in outcome.result.items() if k != "events"}
+
+
+def _corpus_has_rejections(corpus: Corpus) -> bool:
+    try:
+        schema = json.loads((corpus.root / "schema" / "fixture.schema.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return "rejected" in schema.get("properties", {}) and "rejected-stream" in corpus.tags
+
+
+def suggested_tags(expected: dict[str, Any], transport: bool) -> list[str]:
+    """Tags the drafted result shows on its face; the contributor adds the behaviour's own."""
+    parts = [p for c in expected.get("choices", []) for p in c.get("parts", [])]
+    kinds = [p.get("type") for p in parts]
+    tags = []
+    if "text" in kinds:
+        tags.append("text")
+    calls = kinds.count("tool_call")
+    if calls:
+        tags.append("tool-call")
+    if calls > 1:
+        tags.append("parallel-calls")
+    if "reasoning" in kinds:
+        tags.append("reasoning")
+    if "refusal" in kinds:
+        tags.append("refusal")
+    if expected.get("usage") is not None:
+        tags.append("usage")
+    if expected.get("error") is not None:
+        tags.append("mid-stream-error")
+    if transport:
+        tags.append("transport")
+    return tags or ["finish-reason"]
+
+
+def _refuse_secrets(data: dict[str, Any], path: Path) -> None:
+    found = secret_locations(data)
+    if found:
+        raise DraftFailed(f"{path}: something that looks like an API key or bearer token remains at {found[0]} "
+                          "(it is split across chunks, so no single value shows it); nothing was written: "
+                          "import without --keep-text, or remove it from the capture")
+
+
+def fixture_path(corpus: Corpus, data: dict[str, Any], output: Path | None, titled: bool = True) -> Path:
+    """--output, else fixtures/<protocol>/<the title as a file name>.json (captured-<id>.json for an untitled import).
+
+    The corpus an installed deltacheck carries is package data, never written to: there the draft goes
+    to the current directory, for the contributor to move into their checkout's corpus.
+    """
+    if output is not None:
+        return output
+    slug = re.sub(r"[^a-z0-9]+", "-", data["title"].lower()).strip("-")[:70].rstrip("-") if titled else ""
+    name = f"{slug or 'captured-' + data['id'].lower()}.json"
+    if corpus.root.resolve().is_relative_to(PACKAGE_DIR):
+        return Path.cwd() / name
+    return corpus.root / "fixtures" / data["protocol"] / name
+
+
+def write_draft(data: dict[str, Any], path: Path) -> None:
+    if path.exists():
+        raise DraftFailed(f"{path}: already exists; nothing was written (choose another --output)")
+    try:
+        text = format_fixture(data)
+        encoded = text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise DraftFailed(f"{path}: the stream holds a lone surrogate (a \\uD800-\\uDFFF escape with no partner), "
+                          "which the corpus cannot store as UTF-8; nothing was written") from None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(encoded)
+    except OSError as exc:
+        raise DraftFailed(f"{path}: cannot write it ({exc.strerror or exc})") from None
+
+
+__all__ = ["BadCapture", "DraftFailed", "draft_from_capture", "draft_new", "fixture_path", "write_draft"]

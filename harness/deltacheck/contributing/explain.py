@@ -1,0 +1,209 @@
+"""A fixture, and optionally what one library did with it, written for a bug report.
+
+`Explanation` gathers what is known (the fixture, the corpus version, and when an adapter ran: its
+description and the verdict); `render_text` prints it for a terminal, `render_markdown` for an issue
+tracker (the citation first, headings, fenced JSON, the raw stream in a collapsed block).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from deltacheck.judge.compare import pretty
+from deltacheck.model import Fixture
+from deltacheck.protocols.sse import encode_chunk
+from deltacheck.judge.verdict import Verdict
+
+
+@dataclass(frozen=True)
+class Explanation:
+    fixture: Fixture
+    citation: str  # ID@CORPUS_VERSION
+    adapter: dict[str, Any] | None = None  # the adapter's describe(), when one ran
+    verdict: Verdict | None = None
+
+    @property
+    def library_line(self) -> str:
+        a = self.adapter or {}
+        library = f"{a.get('library') or '(unknown library)'} {a.get('version') or '(unknown version)'}"
+        return f"{library} (adapter {a.get('name')})"
+
+
+def _provenance(fixture: Fixture) -> str:
+    prov = fixture.provenance
+    derived = f" (derived from {prov['derived_from']})" if prov.get("derived_from") else ""
+    return f"{prov['kind']}, {prov['source']}{derived}"
+
+
+
+def _stream_end(fixture: Fixture) -> str | None:
+    if fixture.protocol != "openai-chat":
+        return None
+    return "[DONE]" if fixture.stream_end == "terminator" else "(connection closes without [DONE])"
+
+
+# -- plain text ----------------------------------------------------------------------------------
+
+
+def render_text(explanation: Explanation) -> str:
+    fixture = explanation.fixture
+    lines = [
+        f"{explanation.citation}: {fixture.title}",
+        f"protocol: {fixture.protocol}    tags: {', '.join(fixture.tags)}",
+        f"file: {fixture.path}",
+        f"provenance: {_provenance(fixture)}",
+    ]
+    lines += [f"reproduces: {link}" for link in fixture.reports]
+    if fixture.comment:
+        lines.append(f"comment: {fixture.comment}")
+    lines += ["", f"stream ({len(fixture.chunks)} chunks):", ""]
+    lines += [f"  [{n}] {encode_chunk(chunk)}" for n, chunk in enumerate(fixture.chunks)]
+    if end := _stream_end(fixture):
+        lines.append(f"      {end}")
+    if rejected := fixture.rejection:
+        lines += ["", f"expected: a rejection of the stream ({rejected['reason']}),",
+                  f"  an error matching /{rejected['matches']}/"]
+    else:
+        lines += ["", "expected result (CONTRACT.md 3):", "", pretty(fixture.expected).rstrip()]
+    impl = fixture.implementation_defined
+    if impl:
+        lines += ["", f"implementation-defined: {impl['reason']}"]
+        for alt in fixture.acceptable:
+            lines += [f"  also acceptable: {alt['description']}", "    " + json.dumps(alt["result"], ensure_ascii=False)]
+        if fixture.raise_acceptable:
+            lines.append(f"  raising an error is acceptable: {fixture.raise_acceptable}")
+        for rule in fixture.forbidden:
+            lines.append(f"  forbidden: {rule['description']} {json.dumps(rule['match'], ensure_ascii=False)}")
+    if explanation.verdict is not None:
+        lines += _text_run(explanation)
+    return "\n".join(lines)
+
+
+def _text_run(explanation: Explanation) -> list[str]:
+    verdict = explanation.verdict
+    a = explanation.adapter or {}
+    lines = ["", f"library: {explanation.library_line}"]
+    if a.get("code_path"):
+        lines.append(f"code path: {a['code_path']}")
+    lines.append(f"verdict: {verdict.verdict}" + (f": {verdict.message}" if verdict.message else ""))
+    if verdict.first_divergence:
+        lines.append(f"first divergence: {verdict.first_divergence}")
+    if len(verdict.divergences) > 1:
+        lines.append(f"all {len(verdict.divergences)} divergences:")
+        lines += [f"  {d['message']}" for d in verdict.divergences]
+    if verdict.forbidden:
+        lines.append(f"forbidden outcomes it matches: {'; '.join(verdict.forbidden)}")
+    if verdict.na:
+        lines.append(f"not judged (the adapter cannot express them): {', '.join(verdict.na)}")
+    if verdict.observed is not None:
+        lines += ["", "observed result:", "", pretty(verdict.observed).rstrip()]
+    if verdict.diff:
+        title = "traceback:" if verdict.observed is None else "diff (expected -> observed, as compared):"
+        lines += ["", title, "", verdict.diff.rstrip()]
+    elif _only_events_diverge(verdict):
+        lines += ["", f"diff: none in the assembled result; {EVENTS_ONLY}"]
+    return lines
+
+
+EVENTS_ONLY = "the divergence is in the tool-call completion events (observed `events`; CONTRACT.md 3.4)"
+
+
+def _only_events_diverge(verdict: Verdict) -> bool:
+    return bool(verdict.divergences) and all(d.get("axis") == "events" for d in verdict.divergences)
+
+
+# -- Markdown ------------------------------------------------------------------------------------
+
+
+def fence(text: str, info: str = "") -> str:
+    """A fenced block that the text cannot close early (the fence is longer than any backtick run in it)."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{info}\n{text.rstrip()}\n{fence}"
+
+
+def _code(text: str) -> str:
+    """Inline code that survives backticks in the text."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def render_markdown(explanation: Explanation, raw_stream: bytes) -> str:
+    fixture = explanation.fixture
+    verdict = explanation.verdict
+    head = f"**{explanation.citation}**: {_escape(fixture.title)}"
+    if verdict is not None:
+        head += f" ({_escape(explanation.library_line)}: {verdict.verdict})"
+    out = [head, ""]
+    facts = [("protocol", _code(fixture.protocol)), ("tags", ", ".join(_code(t) for t in fixture.tags)),
+             ("fixture file", _code(fixture.path)), ("provenance", _escape(_provenance(fixture)))]
+    facts += [("reproduces", _escape(link)) for link in fixture.reports]
+    out += [f"- {name}: {value}" for name, value in facts]
+    if fixture.comment:
+        out += ["", _escape(fixture.comment)]
+    if verdict is not None:
+        out += _markdown_run(explanation)
+    if rejected := fixture.rejection:
+        out += ["", "### Expected outcome: a rejection of the stream", "", _escape(rejected["reason"]), "",
+                f"An error matching {_code('/' + rejected['matches'] + '/')}"]
+    else:
+        out += ["", "### Expected result (deltacheck CONTRACT.md 3)", "", fence(pretty(fixture.expected), "json")]
+    impl = fixture.implementation_defined
+    if impl:
+        out += ["", "### Implementation-defined", "", _escape(impl["reason"])]
+        for alt in fixture.acceptable:
+            out += ["", f"Also acceptable: {_escape(alt['description'])}", "", fence(pretty(alt["result"]), "json")]
+        if fixture.raise_acceptable:
+            out += ["", f"Raising an error is acceptable: {_escape(fixture.raise_acceptable)}"]
+        for rule in fixture.forbidden:
+            out += ["", f"Forbidden: {_escape(rule['description'])} "
+                        f"{_code(json.dumps(rule['match'], ensure_ascii=False))}"]
+    chunks = "\n".join(encode_chunk(chunk) for chunk in fixture.chunks)
+    end = _stream_end(fixture)
+    out += ["", "### Stream", "", f"{len(fixture.chunks)} chunks, one JSON payload per line"
+            + (f"; then {end}" if end else "") + ":", "", fence(chunks, "jsonl")]
+    out += ["", "<details><summary>Raw stream (the exact SSE bytes served to the library)</summary>", "",
+            fence(raw_stream.decode("utf-8", errors="replace"), "text"), "", "</details>"]
+    return "\n".join(out) + "\n"
+
+
+def _markdown_run(explanation: Explanation) -> list[str]:
+    verdict = explanation.verdict
+    a = explanation.adapter or {}
+    out = ["", "### Library", "", f"{_escape(explanation.library_line)}"]
+    if a.get("code_path"):
+        out += ["", f"Code path: {_escape(a['code_path'])}"]
+    out += ["", "### Verdict", "", f"**{verdict.verdict}**" + (f": {_code(verdict.message)}" if verdict.message else "")]
+    if verdict.first_divergence:
+        out += ["", f"First divergence: {_code(verdict.first_divergence)}"]
+    if len(verdict.divergences) > 1:
+        out += ["", f"All {len(verdict.divergences)} divergences:", ""]
+        out += [f"- {_code(d['message'])}" for d in verdict.divergences]
+    if verdict.forbidden:
+        out += ["", f"Forbidden outcomes it matches: {_escape('; '.join(verdict.forbidden))}"]
+    if verdict.na:
+        out += ["", f"Not judged (the adapter cannot express them): {', '.join(verdict.na)}"]
+    if verdict.observed is not None:
+        out += ["", "### Observed result", "", fence(pretty(verdict.observed), "json")]
+    if verdict.diff:
+        title = "### Traceback" if verdict.observed is None else "### Diff (expected → observed, as compared)"
+        out += ["", title, "", fence(verdict.diff, "text" if verdict.observed is None else "diff")]
+    elif _only_events_diverge(verdict):
+        out += ["", "### Diff", "", f"None in the assembled result; {EVENTS_ONLY}."]
+    return out
+
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
+
+
+def _escape(text: str) -> str:
+    """Library and fixture text shown as itself, never as Markdown or HTML (a heading, list or quote
+    marker at the start of a line is escaped too)."""
+    escaped = _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+    escaped = re.sub(r"^(\s*)([#+-])", r"\1\\\2", escaped, flags=re.MULTILINE)
+    return re.sub(r"^(\s*\d+)\.", r"\1\\.", escaped, flags=re.MULTILINE)

@@ -1,0 +1,266 @@
+"""A standalone reproduction: one fixture's bytes fed to one library, runnable without deltacheck.
+
+The script is built from a template per language (python.tmpl, node.tmpl beside this file) and the
+bundled adapter's own source (the Python adapter module, or the Node driver), so it runs the very
+code path and mapping the harness ran and prints the same observed result; only the adapter's
+imports of deltacheck are answered by small stand-ins (and, for Node, the inlined replay helpers).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import inspect
+import json
+import re
+from pathlib import Path
+
+from deltacheck.judge.compare import pretty
+from deltacheck.model import Fixture
+from deltacheck.driver.messages import run_request
+
+TEMPLATES = Path(__file__).resolve().parent
+# Printed on the line before the assembled result, so a reader (or a test) can find it after
+# whatever the library itself writes to stdout.
+MARKER = "--- what the library assembled (deltacheck canonical form) ---"
+
+# The provider's own SDK in each language: the adapter --repro uses when none is named.
+REPRO_LANGUAGES = ("python", "node")  # one template each, beside this file
+
+DEFAULT_ADAPTERS = {
+    ("python", "openai-chat"): "openai-python-chat",
+    ("python", "openai-responses"): "openai-python-responses",
+    ("python", "anthropic-messages"): "anthropic-python",
+    ("node", "openai-chat"): "openai-node-chat",
+    ("node", "openai-responses"): "openai-node-responses",
+    ("node", "anthropic-messages"): "anthropic-node",
+}
+
+
+class ReproUnavailable(Exception):
+    """No reproduction can be written for this adapter and language; the message says why."""
+
+
+def reproduction(fixture: Fixture, citation: str, language: str, adapter_name: str | None) -> str:
+    """The script's text for `fixture` through the bundled adapter `adapter_name` (or the default)."""
+    from deltacheck.adapter import registered_adapters
+    from deltacheck.driver.external import ExternalAdapter
+
+    name = adapter_name or DEFAULT_ADAPTERS[(language, fixture.protocol)]
+    registry = registered_adapters()
+    factory = registry.get(name)
+    if not isinstance(factory, ExternalAdapter):
+        bundled = sorted(n for n, f in registry.items()
+                         if isinstance(f, ExternalAdapter) and f.manifest.language == language)
+        why = ("it is deltacheck's own (no third-party library to reproduce with)" if factory is not None
+               else "it is not a bundled adapter")
+        raise ReproUnavailable(f"--adapter {name}: --repro cannot reproduce it, {why}; "
+                               f"bundled {language} adapters: {', '.join(bundled)}")
+    manifest = factory.manifest
+    if manifest.language != language:
+        if manifest.language not in REPRO_LANGUAGES:
+            raise ReproUnavailable(f"--adapter {name} is a {manifest.language} driver; reproductions are written for "
+                                   f"{' and '.join(REPRO_LANGUAGES)} adapters only (run it with `deltacheck run`)")
+        raise ReproUnavailable(f"--adapter {name} is a {manifest.language} adapter; use --repro {manifest.language}")
+    hello = _hello(factory)
+    if hello is not None and fixture.protocol not in hello.protocols:
+        raise ReproUnavailable(f"fixture {fixture.id} is {fixture.protocol}, which adapter {name!r} does not speak "
+                               f"(it speaks {', '.join(sorted(hello.protocols))})")
+    library = f"{hello.library} {hello.version}" if hello else "the library at the versions pinned on the Install line"
+    fields = {
+        "CITATION": citation, "TITLE": fixture.title, "ADAPTER": name, "LIBRARY": library,
+        "CODE_PATH": hello.code_path if hello else "(see the adapter source below)",
+        "MARKER": MARKER, "EXPECTED": _comment(_expected_text(fixture), "#" if language == "python" else "//"),
+    }
+    fields["INSTALL"] = _install_command(manifest)
+    request = fixture.request()
+    wire = {k: v for k, v in run_request(0, request)["request"].items() if k not in ("chunks", "sse")}
+    fields["WIRE"] = json.dumps(wire, ensure_ascii=False) if language == "node" else repr(wire)
+    if language == "python":
+        fields.update(_python(fixture, manifest, request.sse))
+    else:
+        fields.update(_node(fixture, manifest, request.sse))
+    return _fill((TEMPLATES / f"{language}.tmpl").read_text(encoding="utf-8"), fields)
+
+
+def _hello(factory):
+    """The driver's hello (library and exact version) when its environment is built and it starts; else None:
+    the script is written all the same, naming the pinned versions instead."""
+    from deltacheck.errors import DriverFailed, EnvironmentFailed
+
+    try:
+        return factory.probe() if factory.env_state() == "ready" else None
+    except (DriverFailed, EnvironmentFailed, OSError):
+        return None
+
+
+def _install_command(manifest) -> str:
+    """What the script imports, at the versions the adapter pins (its direct pins, not the frozen rest)."""
+    if manifest.language == "python":
+        from deltacheck.driver.envs import direct_requirements
+
+        pins = direct_requirements((manifest.folder / manifest.requirements).read_text(encoding="utf-8"))
+        return "pip install " + " ".join(f"'{pin}'" if any(c in pin for c in "<>[]") else pin for pin in pins)
+    package = json.loads((manifest.folder / "package.json").read_text(encoding="utf-8"))
+    return "npm install " + " ".join(f"{name}@{version}" for name, version in package.get("dependencies", {}).items())
+
+
+def _fill(template: str, fields: dict[str, str]) -> str:
+    # One pass, so text inside a field (the adapter source, the stream) is never read as a placeholder.
+    return re.sub(r"@@([A-Z_]+)@@", lambda m: fields[m.group(1)], template)
+
+
+def _expected_text(fixture: Fixture) -> str:
+    if rejected := fixture.rejection:
+        return f"a rejection of the stream: an error matching /{rejected['matches']}/ ({rejected['reason']})"
+    return pretty(fixture.expected)
+
+
+def _comment(text: str, prefix: str) -> str:
+    return "\n".join(f"{prefix}   {line}".rstrip() for line in text.rstrip().splitlines())
+
+
+# -- Python --------------------------------------------------------------------------------------
+
+
+def _python(fixture: Fixture, manifest, sse: bytes) -> dict[str, str]:
+    module_name, _, class_name = manifest.entry.partition(":")
+    source_path = _module_file(module_name)
+    source = source_path.read_text(encoding="utf-8")
+    _check_imports(source, source_path)
+    helpers = sorted(set(re.findall(r"^from (deltacheck\.adapters\.\w+) import", source, re.MULTILINE)))
+    helper_lines = []
+    for helper in helpers:
+        helper_source = _only_what_runs(_module_file(helper).read_text(encoding="utf-8"), "") + "\n"
+        helper_lines.append(f"_stand_in({helper!r}, (\n{_py_text_lines(helper_source)}\n))")
+    return {
+        "SSE": _py_bytes_lines(sse),
+        "CHUNKS": "\n".join(f"    {json.dumps(chunk, ensure_ascii=False, separators=(',', ':'))!r}," for chunk in fixture.chunks),
+        "HELPERS": "\n".join(helper_lines),
+        "SEED": _seed_source_python(),
+        "ADAPTER_FILE": f"deltacheck/adapters/{source_path.parent.name}/{source_path.name}",
+        "ADAPTER_SOURCE": _only_what_runs(source, class_name),
+        "MODEL": _py_text_lines(_model_source()), "FIXTURE_ID": repr(fixture.id), "CLASS": class_name,
+    }
+
+
+# What the template's stand-ins answer; helper modules under deltacheck.adapters are inlined whole.
+STAND_INS = {"deltacheck.adapter": {"Adapter", "manifest_name", "protocol_notes"}, "deltacheck.model": {"AssemblyRequest"}}
+
+
+def _check_imports(source: str, path: Path) -> None:
+    """An adapter the script cannot stand alone with is named, rather than written as a script that fails."""
+    for module, names in re.findall(r"^\s*from (deltacheck[\w.]*) import \(?([\w ,]+)", source, re.MULTILINE):
+        names = {n.strip() for n in names.split(",") if n.strip()}
+        if module.startswith("deltacheck.adapters."):
+            continue
+        if module not in STAND_INS or not names <= STAND_INS[module]:
+            raise ReproUnavailable(f"{path} imports {', '.join(sorted(names))} from {module}, which a standalone "
+                                   f"script cannot provide (it stands in for {', '.join(sorted(STAND_INS))} only)")
+    if re.search(r"^\s*import deltacheck", source, re.MULTILINE):
+        raise ReproUnavailable(f"{path} imports deltacheck as a package, which a standalone script cannot provide")
+
+
+def _only_what_runs(source: str, class_name: str) -> str:
+    """The adapter module without its docstring (the header says what it does) and without the other
+    adapters it defines (Adapter subclasses that are neither `class_name` nor one of its bases)."""
+    tree = ast.parse(source)
+    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+    needed, pending = set(), [class_name]
+    while pending:
+        name = pending.pop()
+        if name in classes and name not in needed:
+            needed.add(name)
+            pending += [base.id for base in classes[name].bases if isinstance(base, ast.Name)]
+    dropped: list[tuple[int, int]] = []
+    first = tree.body[0] if tree.body else None
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+        dropped.append((first.lineno, first.end_lineno))
+    def is_adapter(name: str, seen: frozenset = frozenset()) -> bool:
+        bases = [b.id for b in classes[name].bases if isinstance(b, ast.Name)] if name in classes else []
+        return "Adapter" in bases or any(is_adapter(b, seen | {name}) for b in bases if b not in seen)
+
+    for name, node in classes.items():
+        if is_adapter(name) and name not in needed:
+            start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            dropped.append((start, node.end_lineno))
+    lines = source.splitlines(keepends=True)
+    kept = [line for number, line in enumerate(lines, 1)
+            if not any(start <= number <= end for start, end in dropped)
+            and line != "from __future__ import annotations\n"]
+    return re.sub(r"\n{3,}", "\n\n\n", "".join(kept)).strip()
+
+
+def _model_source() -> str:
+    """deltacheck's AssemblyRequest and the driver's `request_from_wire`, as they are in this version,
+    with their standard-library imports (what they import from deltacheck is never called: the wire
+    request always carries the bytes)."""
+    from deltacheck import model
+    from deltacheck.driver import messages as protocol
+
+    parts = ["from __future__ import annotations\n"]
+    for module, names in ((model, ("AssemblyRequest",)), (protocol, ("request_from_wire",))):
+        source = inspect.getsource(module)
+        tree = ast.parse(source)
+        for node in tree.body:
+            if isinstance(node, (ast.Import, ast.ImportFrom)) and not (
+                    isinstance(node, ast.ImportFrom) and (node.module or "").startswith(("deltacheck", "__future__"))):
+                parts.append(ast.get_source_segment(source, node) + "\n")
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("deltacheck"):
+                parts += [f"{alias.asname or alias.name} = None  # from {node.module}: not needed here\n"
+                          for alias in node.names if alias.name not in ("AssemblyRequest",)]
+        for node in tree.body:
+            if isinstance(node, (ast.ClassDef, ast.FunctionDef)) and node.name in names:
+                start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                parts.append("\n\n" + "".join(source.splitlines(keepends=True)[start - 1:node.end_lineno]))
+    return "".join(parts)
+
+
+def _module_file(module_name: str) -> Path:
+    """The file of a bundled adapter module, found without importing it (its library is not installed here)."""
+    spec = importlib.util.find_spec(module_name)
+    if spec is None or spec.origin is None:
+        raise ReproUnavailable(f"cannot find the source of {module_name}")
+    return Path(spec.origin)
+
+
+def _py_bytes_lines(data: bytes) -> str:
+    """`data` as bytes literals, one SSE line each, so the stream reads as it is sent."""
+    lines = data.splitlines(keepends=True) or [b""]
+    return "\n".join(f"    {line!r}" for line in lines)
+
+
+def _py_text_lines(text: str) -> str:
+    return "\n".join(f"    {line!r}" for line in text.splitlines(keepends=True))
+
+
+def _seed_source_python() -> str:
+    from deltacheck.driver import python as driver
+
+    return inspect.getsource(driver.seed_randomness).strip()
+
+
+# -- Node ----------------------------------------------------------------------------------------
+
+_COMMON_IMPORT = re.compile(r"^import\s[^;]*?from\s*['\"]\.\./common/[^'\"]+['\"];?\n", re.MULTILINE | re.DOTALL)
+
+
+def _node(fixture: Fixture, manifest, sse: bytes) -> dict[str, str]:
+    driver = manifest.folder / manifest.command[1]
+    common = driver.parent.parent / "common"
+    source = _COMMON_IMPORT.sub("", driver.read_text(encoding="utf-8"))
+    source = re.sub(r"\A(?://[^\n]*\n|\s*\n)+", "", source).strip()  # its header comment: the script's header says it
+    replay = re.sub(r"^export ", "", (common / "replay.mjs").read_text(encoding="utf-8"), flags=re.MULTILINE).strip()
+    seed = re.search(r"^function seedRandomness\(.*?^}\n", (common / "driver.mjs").read_text(encoding="utf-8"),
+                     re.MULTILINE | re.DOTALL)
+    if seed is None:
+        raise ReproUnavailable(f"{common / 'driver.mjs'} has no seedRandomness function to inline")
+    text = sse.decode("utf-8")
+    return {
+        "SSE": " +\n".join(f"  {json.dumps(line, ensure_ascii=False)}" for line in (text.splitlines(keepends=True) or [""])),
+        "CHUNKS": "\n".join(f"  {json.dumps(chunk, ensure_ascii=False, separators=(',', ':'))}," for chunk in fixture.chunks),
+        "REPLAY_SOURCE": replay, "SEED": seed.group(0).strip(),
+        "ADAPTER_FILE": f"deltacheck/adapters/node/{driver.parent.name}/{driver.name}", "ADAPTER_SOURCE": source,
+        "FIXTURE_ID": json.dumps(fixture.id),
+        "MODE": json.dumps(manifest.command[2] if len(manifest.command) > 2 else ""),
+    }

@@ -1,0 +1,65 @@
+"""The wire protocols deltacheck speaks, one package each, and the registry the rest of the harness asks.
+
+Everything that knows one wire format lives in its package, `deltacheck/protocols/<package>/`;
+no other module of the harness names a protocol. A package holds:
+
+    __init__.py      PROTOCOL: its name, title, endpoint, framing codec and capability notes
+                     (`deltacheck.protocols.spec.Protocol`); standard library only
+    reference.py     Assembler: the strict reference assembler (CONTRACT.md, the protocol's section)
+
+and the modules the concerns of the harness look up through `Protocol.part(...)`: its mutants,
+re-chunking and perturbation strategies, long-stream shapes, capture and redaction rules, drafting
+templates, and its counterparts for gateway translation and stream validity. Adding a protocol is
+adding one package and its name to `PACKAGES` below, plus its fixtures, its chunk schema (a
+`$defs` entry of corpus/schema/chunks.schema.json), its CONTRACT.md section and its adapters.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Iterable
+
+from deltacheck.protocols.spec import Protocol
+
+# In the order reports list them; the first is the default upstream of a gateway.
+PACKAGES = ("openai_chat", "openai_responses", "anthropic_messages")
+
+REGISTRY: dict[str, Protocol] = {}
+for _package in PACKAGES:
+    _protocol: Protocol = importlib.import_module(f"{__name__}.{_package}").PROTOCOL
+    REGISTRY[_protocol.name] = _protocol
+
+PROTOCOLS: tuple[str, ...] = tuple(REGISTRY)
+
+
+class UnknownProtocol(LookupError):
+    """A protocol name no package declares."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"unknown protocol {name!r}; known protocols: {', '.join(PROTOCOLS)}")
+        self.name = name
+
+
+def protocol(name: str) -> Protocol:
+    """The registered protocol of that name; UnknownProtocol otherwise."""
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise UnknownProtocol(name) from None
+
+
+def all_protocols() -> tuple[Protocol, ...]:
+    return tuple(REGISTRY.values())
+
+
+def render_stream(name: str, chunks: Iterable[Any], stream_end: str = "terminator") -> bytes:
+    """The bytes a server of that protocol sends for these chunks."""
+    return protocol(name).framing.render(chunks, stream_end)
+
+
+def decode_stream(name: str, body: bytes) -> tuple[list[Any], bool]:
+    """(the chunks a body of that protocol carries, whether the protocol's terminator ended it)."""
+    return protocol(name).framing.decode(body)
+
+
+__all__ = ["PROTOCOLS", "Protocol", "UnknownProtocol", "all_protocols", "decode_stream", "protocol", "render_stream"]

@@ -1,0 +1,21 @@
+"""OpenAI Chat Completions: `chat.completion.chunk` objects on SSE, ended by `data: [DONE]`."""
+
+from deltacheck.protocols.spec import Protocol
+from deltacheck.protocols.sse import SseFraming
+
+PROTOCOL = Protocol(
+    name="openai-chat",
+    package=__name__,
+    title="OpenAI Chat Completions",
+    short="chat",
+    endpoint="/chat/completions",
+    framing=SseFraming(named_events=False, terminator="[DONE]"),
+    capability_notes={
+        "annotations": "the contract defines no Chat Completions annotations (they are tested on Responses and Anthropic)",
+        "custom_tools": "custom tool calls are a Responses item type; a Chat Completions stream has none",
+        "item_id": "item ids belong to Responses output items; Chat Completions tool calls have none",
+        "server_tools": "server tool blocks are Anthropic Messages content; a Chat Completions stream has none",
+        "finish_detail": "Chat Completions has only finish_reason, no incomplete reason or stop_sequence",
+        "reasoning_signature": "Chat Completions reasoning deltas carry no signature or encrypted content",
+    },
+)

@@ -1,0 +1,17 @@
+"""OpenAI Responses: typed events (`response.*`) on SSE, each named in an `event:` line."""
+
+from deltacheck.protocols.spec import Protocol
+from deltacheck.protocols.sse import SseFraming
+
+PROTOCOL = Protocol(
+    name="openai-responses",
+    package=__name__,
+    title="OpenAI Responses",
+    short="responses",
+    endpoint="/responses",
+    framing=SseFraming(named_events=True),
+    capability_notes={
+        "server_tools": "server tool blocks are Anthropic Messages content; a Responses stream has none",
+        "multiple_choices": "a Responses stream has one output, no choices",
+    },
+)
