@@ -116,7 +116,7 @@ class _AdapterJob:
     def __call__(self, name: str, quiet: bool = True) -> AdapterScore | GatewaysScore:
         if name == GATEWAYS_JOB and name not in self.factories:
             return self._gateways(quiet)
-        from deltacheck.cli.scoring import _run_one
+        from deltacheck.cli.recording import run_and_record
         from deltacheck.cli.adequacy import run_fuzz, summarize_fuzz, write_fuzz_results
 
         began = time.perf_counter()
@@ -124,7 +124,7 @@ class _AdapterJob:
         try:
             adapter = self.factories[name]()
             with started(adapter, _stop_behind if quiet else SubprocessAdapter.close):
-                counts, _, _ = _run_one(adapter, self.corpus, set(), set(), self.results_dir / f"{name}.jsonl",
+                counts, _, _ = run_and_record(adapter, self.corpus, set(), set(), self.results_dir / f"{name}.jsonl",
                                         self.timeout, self.max_timeouts)
                 if self.examples:
                     findings = run_fuzz(adapter, self.corpus, self.corpus.fixtures, self.examples, self.timeout,

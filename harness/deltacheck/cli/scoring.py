@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import sys
-from collections import Counter
 from functools import partial
 from pathlib import Path
 
 import click
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-from rich.table import Table
 
 import deltacheck
 from deltacheck.adapter import get_adapter_factory, registered_adapters
@@ -18,17 +15,18 @@ from deltacheck.cli.common import (Seconds, adapter_cmd_option, adapter_option, 
                                    started, startup_timeout_option, warn_manifest_problems, writable_file)
 from deltacheck.cli.expectations import check_expectations, read_expectations
 from deltacheck.cli.adequacy import write_mutation_results
+from deltacheck.cli.recording import run_and_record
 from deltacheck.cli.score_jobs import jobs_option, score_adapters
 from deltacheck.cli.gateway import GatewayChoice, gateway_options, run_proxy_mode, score_gateways, wants_gateway
 from deltacheck.corpus.loader import Corpus, load_corpus
 from deltacheck.errors import BadAdapterSpec, DriverFailed, EnvironmentFailed, InvalidResults, UnknownAdapter
 from deltacheck.protocols import PROTOCOLS
 from deltacheck.reports.export import render_html, render_junit
-from deltacheck.files import locked_for_writing, write_text_atomically
+from deltacheck.files import write_text_atomically
 from deltacheck.locations import default_report, default_results_dir
 from deltacheck.reports.scorecard import render_report
-from deltacheck.running.results import ResultsWriter, read_results
-from deltacheck.running.runner import DEFAULT_MAX_TIMEOUTS, DEFAULT_TIMEOUT, problem_records, run_fixtures
+from deltacheck.running.results import read_results
+from deltacheck.running.runner import DEFAULT_MAX_TIMEOUTS, DEFAULT_TIMEOUT
 from deltacheck.judge.verdict import PASSING, UNSCORED
 
 max_timeouts_option = click.option(
@@ -92,7 +90,7 @@ def run(ctx: click.Context, adapter_name: str | None, adapter_cmd: str | None, c
             if expectations is not None and expectations.adapter not in (None, adapter.name) and not update_expectations:
                 raise click.UsageError(f"{expectations_path}: expectations of adapter {expectations.adapter!r}, "
                                        f"not of {adapter.name!r}")
-            counts, verdicts, results_path = _run_one(adapter, corpus, set(protocols), set(fixture_ids), results_path,
+            counts, verdicts, results_path = run_and_record(adapter, corpus, set(protocols), set(fixture_ids), results_path,
                                                       timeout, max_timeouts)
     except (EnvironmentFailed, DriverFailed) as exc:
         raise click.ClickException(str(exc)) from None
@@ -116,64 +114,6 @@ def _check_spoken(adapter, corpus: Corpus, protocols: tuple[str, ...], ids: tupl
         if fixture is not None and fixture.protocol not in adapter.protocols:
             raise click.UsageError(f"fixture {fixture_id} is {fixture.protocol}, which adapter {adapter.name!r} "
                                    f"does not speak (it speaks {', '.join(sorted(adapter.protocols))})")
-
-
-def _run_one(adapter, corpus: Corpus, protocols: set[str], ids: set[str], results_path: Path | None,
-             timeout: float, max_timeouts: int) -> tuple[Counter[str], dict[str, str], Path]:
-    """Run and record; returns the verdict counts, each fixture's verdict, and the results file."""
-    results_path = results_path or default_results_dir() / f"{adapter.name}.jsonl"
-    results_path.parent.mkdir(parents=True, exist_ok=True)
-    # Only the protocols the adapter speaks: the others are not its business, not skips to list.
-    spoken = (protocols or set(PROTOCOLS)) & set(adapter.protocols)
-    fixtures = corpus.select(spoken, ids)
-    by_protocol: dict[str, Counter[str]] = {}
-    verdicts: dict[str, str] = {}
-    with locked_for_writing(results_path) as handle:
-        writer = ResultsWriter(handle)
-        writer.header(tool="deltacheck", tool_version=deltacheck.__version__, corpus_version=corpus.version,
-                      contract_version=deltacheck.CONTRACT_VERSION, adapter=adapter.describe(), timeout=timeout)
-        for record in problem_records(adapter.name, corpus, spoken, ids):
-            writer.record(record)
-            if record.get("fixture"):
-                verdicts[record["fixture"]] = record["verdict"]
-            if record.get("protocol"):
-                by_protocol.setdefault(record["protocol"], Counter())["skip"] += 1
-            say("skip", "yellow", f"{record['path']}: {record['message']}")
-        interrupted = False
-        progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                            TextColumn("{task.fields[current]}"), console=err, transient=True,
-                            disable=not err.is_terminal)
-        try:
-            with progress:
-                task = progress.add_task(adapter.name, total=len(fixtures), current="")
-                for record in run_fixtures(adapter, corpus, fixtures, timeout, max_timeouts):
-                    writer.record(record.to_json())
-                    verdicts[record.verdict.fixture] = record.verdict.verdict
-                    by_protocol.setdefault(record.verdict.protocol, Counter())[record.verdict.verdict] += 1
-                    progress.update(task, advance=1, current=record.verdict.fixture)
-                    if record.verdict.verdict not in PASSING | UNSCORED:
-                        say(record.verdict.verdict, "red", f"{record.verdict.fixture} {record.title}: {record.verdict.message}")
-        except KeyboardInterrupt:
-            interrupted = True
-        writer.footer(interrupted=interrupted)
-    _print_summary(adapter.name, by_protocol, results_path)
-    if interrupted:
-        sys.exit(130)
-    return writer.counts, verdicts, results_path
-
-
-def _print_summary(name: str, by_protocol: dict[str, Counter[str]], results_path: Path) -> None:
-    table = Table(title=f"{name}: results in {results_path}", title_justify="left")
-    for column in ("protocol", "passed / scored", "fail", "error", "crash", "timeout", "n/a", "skip"):
-        table.add_column(column)
-    for protocol in PROTOCOLS:
-        counts = by_protocol.get(protocol)
-        if not counts:
-            continue
-        scored = sum(v for k, v in counts.items() if k not in UNSCORED)
-        table.add_row(protocol, f"{counts['pass']} / {scored}",
-                      *(str(counts.get(k, 0)) for k in ("fail", "error", "crash", "timeout", "n/a", "skip")))
-    err.print(table)
 
 
 # -- score: the main job -------------------------------------------------------------------------

@@ -1,0 +1,78 @@
+"""Run one adapter over the corpus and record it: the results file, a progress bar, failures as they come, a summary table."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from pathlib import Path
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+from rich.table import Table
+
+import deltacheck
+from deltacheck.cli.common import err, say
+from deltacheck.corpus.loader import Corpus
+from deltacheck.files import locked_for_writing
+from deltacheck.judge.verdict import PASSING, UNSCORED
+from deltacheck.locations import default_results_dir
+from deltacheck.protocols import PROTOCOLS
+from deltacheck.running.results import ResultsWriter
+from deltacheck.running.runner import problem_records, run_fixtures
+
+
+def run_and_record(adapter, corpus: Corpus, protocols: set[str], ids: set[str], results_path: Path | None,
+             timeout: float, max_timeouts: int) -> tuple[Counter[str], dict[str, str], Path]:
+    """Run and record; returns the verdict counts, each fixture's verdict, and the results file."""
+    results_path = results_path or default_results_dir() / f"{adapter.name}.jsonl"
+    results_path.parent.mkdir(parents=True, exist_ok=True)
+    # Only the protocols the adapter speaks: the others are not its business, not skips to list.
+    spoken = (protocols or set(PROTOCOLS)) & set(adapter.protocols)
+    fixtures = corpus.select(spoken, ids)
+    by_protocol: dict[str, Counter[str]] = {}
+    verdicts: dict[str, str] = {}
+    with locked_for_writing(results_path) as handle:
+        writer = ResultsWriter(handle)
+        writer.header(tool="deltacheck", tool_version=deltacheck.__version__, corpus_version=corpus.version,
+                      contract_version=deltacheck.CONTRACT_VERSION, adapter=adapter.describe(), timeout=timeout)
+        for record in problem_records(adapter.name, corpus, spoken, ids):
+            writer.record(record)
+            if record.get("fixture"):
+                verdicts[record["fixture"]] = record["verdict"]
+            if record.get("protocol"):
+                by_protocol.setdefault(record["protocol"], Counter())["skip"] += 1
+            say("skip", "yellow", f"{record['path']}: {record['message']}")
+        interrupted = False
+        progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                            TextColumn("{task.fields[current]}"), console=err, transient=True,
+                            disable=not err.is_terminal)
+        try:
+            with progress:
+                task = progress.add_task(adapter.name, total=len(fixtures), current="")
+                for record in run_fixtures(adapter, corpus, fixtures, timeout, max_timeouts):
+                    writer.record(record.to_json())
+                    verdicts[record.verdict.fixture] = record.verdict.verdict
+                    by_protocol.setdefault(record.verdict.protocol, Counter())[record.verdict.verdict] += 1
+                    progress.update(task, advance=1, current=record.verdict.fixture)
+                    if record.verdict.verdict not in PASSING | UNSCORED:
+                        say(record.verdict.verdict, "red", f"{record.verdict.fixture} {record.title}: {record.verdict.message}")
+        except KeyboardInterrupt:
+            interrupted = True
+        writer.footer(interrupted=interrupted)
+    print_summary(adapter.name, by_protocol, results_path)
+    if interrupted:
+        sys.exit(130)
+    return writer.counts, verdicts, results_path
+
+
+def print_summary(name: str, by_protocol: dict[str, Counter[str]], results_path: Path) -> None:
+    table = Table(title=f"{name}: results in {results_path}", title_justify="left")
+    for column in ("protocol", "passed / scored", "fail", "error", "crash", "timeout", "n/a", "skip"):
+        table.add_column(column)
+    for protocol in PROTOCOLS:
+        counts = by_protocol.get(protocol)
+        if not counts:
+            continue
+        scored = sum(v for k, v in counts.items() if k not in UNSCORED)
+        table.add_row(protocol, f"{counts['pass']} / {scored}",
+                      *(str(counts.get(k, 0)) for k in ("fail", "error", "crash", "timeout", "n/a", "skip")))
+    err.print(table)
