@@ -5,11 +5,11 @@ PYTHON ?= python3
 VENV := .venv
 PYTHON_VERSION := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
 # The stamp names the Python too: a .venv made by another Python (or an unsupported one) is rebuilt.
-STAMP := $(VENV)/.installed-py$(PYTHON_VERSION)-$(shell cat pyproject.toml constraints.txt | sha1sum | cut -c1-12)
+STAMP := $(VENV)/.installed-py$(PYTHON_VERSION)-$(shell cat pyproject.toml setup.py constraints.txt | sha1sum | cut -c1-12)
 
 .PHONY: report test lint bench clean
 
-$(STAMP): pyproject.toml constraints.txt
+$(STAMP): pyproject.toml setup.py constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
 	  { echo "deltacheck needs Python 3.11 or newer; $(PYTHON) is $(PYTHON_VERSION). Run: make PYTHON=python3.11 test" >&2; exit 2; }
 	rm -rf $(VENV)
