@@ -2,17 +2,24 @@
 
     pytest --deltacheck-adapter mypkg.module:MyAdapter          # or path/to/file.py:MyAdapter, or a bundled name
     pytest --deltacheck-adapter-cmd "node my-driver.mjs"        # any program speaking docs/PROTOCOL.md
-    pytest ... --deltacheck-protocol openai-chat --deltacheck-fixture DC-8499 --deltacheck-corpus DIR
+    pytest ... --deltacheck-protocol PROTOCOL --deltacheck-fixture DC-8499 --deltacheck-corpus DIR
     pytest ... --deltacheck-expectations expectations.toml      # expected failures are xfail (strict)
     pytest ... --deltacheck-snapshots tests/observed            # opt-in syrupy snapshots, DIR/<adapter>/
 
 The adapter and the expectations can also be set in pytest.ini / pyproject.toml (`deltacheck_adapter`,
 `deltacheck_adapter_cmd`, `deltacheck_expectations`, `deltacheck_snapshots`). A run that sets no
 adapter is not touched: the plugin then adds no test and imports nothing heavy.
+
+An adapter whose `assemble` is `async def` runs on pytest-asyncio's event loop (the one the user's
+async fixtures get by default, `asyncio_default_fixture_loop_scope`), so it can use clients, queues
+and sessions those fixtures made for that loop; without pytest-asyncio installed it gets a fresh
+loop per fixture (`asyncio.run`), as `deltacheck run` gives it.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import inspect
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,6 +72,19 @@ class Session:
             (self.records[key],) = run_fixtures(self.adapter(adapter_index), self.corpus, [fixture], self.timeout)
         return self.records[key]
 
+    async def record_async(self, adapter_index: int, fixture):
+        """`record` for an async adapter: its coroutine runs on the event loop pytest-asyncio runs this on."""
+        from deltacheck.running.runner import run_fixture_async
+
+        key = (adapter_index, fixture.id)
+        if key not in self.records:
+            self.records[key] = await run_fixture_async(self.adapter(adapter_index), self.corpus, fixture, self.timeout)
+        return self.records[key]
+
+    def runs_async(self, adapter_index: int) -> bool:
+        """An in-process adapter whose `assemble` is a coroutine function, when pytest-asyncio is there to run it."""
+        return inspect.iscoroutinefunction(getattr(self.adapter(adapter_index), "assemble", None)) and _has_pytest_asyncio()
+
     def adapter(self, index: int):
         """The running adapter: a driver given by command is already started; others start on first use."""
         from deltacheck.driver.subprocess_adapter import SubprocessAdapter
@@ -73,6 +93,10 @@ class Session:
             factory = self.adapters[index][1]
             self.instances[index] = factory if isinstance(factory, SubprocessAdapter) else factory()
         return self.instances[index]
+
+
+def _has_pytest_asyncio() -> bool:
+    return importlib.util.find_spec("pytest_asyncio") is not None
 
 
 def _option(config: pytest.Config, name: str):

@@ -3,25 +3,42 @@
 `test_fixture_conforms` judges the adapter's result against the fixture; with
 `--deltacheck-snapshots DIR`, `test_observed_result_is_unchanged` also compares what the library
 produced with its syrupy snapshot in DIR/<adapter>/, so a library upgrade shows which fixtures
-changed behaviour. Both judge the same run of each fixture.
+changed behaviour. Both judge the same run of each fixture (`deltacheck_record`); an async adapter's
+run is an async fixture, so pytest-asyncio runs it on its event loop.
 """
 
 from __future__ import annotations
+
+import importlib.util
 
 import pytest
 
 from deltacheck.judge.expectations import classify
 
 
-def _case(deltacheck_case, deltacheck_session):
+@pytest.fixture
+def deltacheck_record(request: pytest.FixtureRequest, deltacheck_case, deltacheck_session):
+    """The run of this case's fixture through its adapter: (its RunRecord, the fixture)."""
     adapter_index, fixture = deltacheck_case
     if isinstance(fixture, list):  # the file's FixtureProblems: it does not load
         pytest.fail("BUG IN FIXTURE:\n" + "\n".join(map(str, fixture)), pytrace=False)
+    if deltacheck_session.runs_async(adapter_index):
+        return request.getfixturevalue("deltacheck_async_record"), fixture
     return deltacheck_session.record(adapter_index, fixture), fixture
 
 
-def test_fixture_conforms(deltacheck_case, deltacheck_session):
-    record, fixture = _case(deltacheck_case, deltacheck_session)
+if importlib.util.find_spec("pytest_asyncio") is not None:
+    import pytest_asyncio
+
+    @pytest_asyncio.fixture
+    async def deltacheck_async_record(deltacheck_case, deltacheck_session):
+        """An async adapter's run, awaited on the loop of the default fixture loop scope (a user's async fixtures' loop)."""
+        adapter_index, fixture = deltacheck_case
+        return await deltacheck_session.record_async(adapter_index, fixture)
+
+
+def test_fixture_conforms(deltacheck_record, deltacheck_session):
+    record, fixture = deltacheck_record
     verdict = record.verdict
     corpus = deltacheck_session.corpus
     cite = (f"cite: {corpus.cite(fixture.id)}  (deltacheck explain {fixture.id} prints the fixture; "
@@ -48,10 +65,10 @@ def test_fixture_conforms(deltacheck_case, deltacheck_session):
                     f"{verdict.diff or ''}\n{cite}", pytrace=False)
 
 
-def test_observed_result_is_unchanged(deltacheck_case, deltacheck_session, snapshot):
+def test_observed_result_is_unchanged(deltacheck_record, deltacheck_session, snapshot):
     from deltacheck.pytest_plugin.snapshots import observed_snapshot_extension
 
-    record, fixture = _case(deltacheck_case, deltacheck_session)
+    record, fixture = deltacheck_record
     verdict = record.verdict
     if verdict.verdict == "skip":
         pytest.skip(verdict.message)

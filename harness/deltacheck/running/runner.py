@@ -51,6 +51,29 @@ async def _awaited(awaitable: Any) -> Any:
     return await awaitable
 
 
+async def call_adapter_async(adapter: Adapter, request: AssemblyRequest, timeout: float) -> Outcome:
+    """Run one request on the event loop the caller runs on (the pytest plugin's: pytest-asyncio's loop),
+    so an async adapter can use what was made for that loop; never raises (except KeyboardInterrupt).
+
+    The timeout cancels the adapter's coroutine at its next await; one that blocks the loop without
+    awaiting cannot be interrupted on its own loop.
+    """
+    try:
+        async with asyncio.timeout(timeout) as deadline:
+            value = adapter.assemble(request)
+            if inspect.isawaitable(value):
+                value = await value
+        return Returned(value)
+    except TimeoutError as exc:
+        if deadline.expired():
+            return TimedOut(timeout)
+        return Raised(f"{type(exc).__name__}: {exc}", exception=exc)  # the implementation's own timeout
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        raise  # the run was stopped, or the caller's task cancelled: not the implementation's verdict
+    except BaseException as exc:  # the implementation's failure is a verdict, not our crash
+        return Raised(f"{type(exc).__name__}: {exc}", exception=exc)
+
+
 def _with_thread(work: Callable[[], Any], timeout: float) -> Any:
     # Off the main thread there is no signal to interrupt with; a hung worker is abandoned.
     pool = ThreadPoolExecutor(max_workers=1)
@@ -84,11 +107,10 @@ def run_fixtures(adapter: Adapter, corpus: Corpus, fixtures: Iterable[Fixture],
     """
     validator = result_validator(corpus.root)
     fast_check = fast_result_check(corpus.root)
-    capabilities = frozenset(adapter.capabilities)
     # An out-of-process adapter (SubprocessAdapter) runs a request itself; an in-process one is called here.
     run_request = getattr(adapter, "run_request", None) or partial(call_adapter, adapter)
     timeouts_in_a_row = 0
-    name, protocols, wants_events = adapter.name, adapter.protocols, "events" in capabilities
+    name, protocols, capabilities = adapter.name, adapter.protocols, frozenset(adapter.capabilities)
     with shared_timer():  # one deadline timer for the whole run, not two system calls per fixture
         for fixture in fixtures:
             if max_timeouts and timeouts_in_a_row >= max_timeouts:
@@ -97,17 +119,38 @@ def run_fixtures(adapter: Adapter, corpus: Corpus, fixtures: Iterable[Fixture],
                 yield RunRecord(name, verdict, 0.0, fixture.title, fixture.path)
                 continue
             if fixture.protocol not in protocols:
-                verdict = Verdict(fixture.id, fixture.protocol, "skip", f"{name} does not speak {fixture.protocol}")
-                yield RunRecord(name, verdict, 0.0, fixture.title, fixture.path)
+                yield _not_spoken(name, fixture)
                 continue
-            lacking = corpus.required_capabilities(fixture) - capabilities
             started = time.perf_counter()
             outcome = run_request(fixture.request(), timeout)
-            elapsed = (time.perf_counter() - started) * 1000
-            reference = corpus.reference_outcome(fixture) if wants_events else None
-            verdict = judge(fixture, outcome, capabilities, validator, reference, fast_check, lacking)
-            timeouts_in_a_row = timeouts_in_a_row + 1 if verdict.verdict == "timeout" else 0
-            yield RunRecord(name, verdict, elapsed, fixture.title, fixture.path)
+            record = judged(name, capabilities, corpus, fixture, outcome, (time.perf_counter() - started) * 1000,
+                            validator, fast_check)
+            timeouts_in_a_row = timeouts_in_a_row + 1 if record.verdict.verdict == "timeout" else 0
+            yield record
+
+
+async def run_fixture_async(adapter: Adapter, corpus: Corpus, fixture: Fixture, timeout: float = DEFAULT_TIMEOUT) -> RunRecord:
+    """One fixture through an async adapter on the caller's event loop (`call_adapter_async`), judged as `run_fixtures` judges."""
+    if fixture.protocol not in adapter.protocols:
+        return _not_spoken(adapter.name, fixture)
+    started = time.perf_counter()
+    outcome = await call_adapter_async(adapter, fixture.request(), timeout)
+    return judged(adapter.name, frozenset(adapter.capabilities), corpus, fixture, outcome,
+                  (time.perf_counter() - started) * 1000, result_validator(corpus.root), fast_result_check(corpus.root))
+
+
+def _not_spoken(name: str, fixture: Fixture) -> RunRecord:
+    verdict = Verdict(fixture.id, fixture.protocol, "skip", f"{name} does not speak {fixture.protocol}")
+    return RunRecord(name, verdict, 0.0, fixture.title, fixture.path)
+
+
+def judged(name: str, capabilities: frozenset[str], corpus: Corpus, fixture: Fixture, outcome: Outcome,
+           elapsed_ms: float, validator, fast_check) -> RunRecord:
+    """The record of what one run of a fixture produced."""
+    lacking = corpus.required_capabilities(fixture) - capabilities
+    reference = corpus.reference_outcome(fixture) if "events" in capabilities else None
+    verdict = judge(fixture, outcome, capabilities, validator, reference, fast_check, lacking)
+    return RunRecord(name, verdict, elapsed_ms, fixture.title, fixture.path)
 
 
 def problem_records(adapter_name: str, corpus: Corpus, protocols: set[str], ids: set[str]) -> Iterator[dict[str, Any]]:
@@ -127,4 +170,5 @@ def problem_records(adapter_name: str, corpus: Corpus, protocols: set[str], ids:
                "message": "BUG IN FIXTURE: " + "; ".join(f"{p.field}: {p.message}" for p in problems)}
 
 
-__all__ = ["DEFAULT_MAX_TIMEOUTS", "DEFAULT_TIMEOUT", "Crashed", "RunRecord", "call_adapter", "problem_records", "run_fixtures"]
+__all__ = ["DEFAULT_MAX_TIMEOUTS", "DEFAULT_TIMEOUT", "Crashed", "RunRecord", "call_adapter", "call_adapter_async", "judged", "problem_records",
+           "run_fixture_async", "run_fixtures"]
