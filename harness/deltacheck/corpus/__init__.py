@@ -1,0 +1,1 @@
+"""The corpus as the harness reads it: loading, schema checks and lint of every fixture."""

@@ -1,0 +1,1 @@
+"""Gateways in proxy mode: replaying upstream, capturing downstream, and judging what survives translation."""

@@ -1,0 +1,1 @@
+"""Judging: comparison of results, verdicts, distinct findings, and expectations files."""
