@@ -37,8 +37,6 @@ PENDING = {
     "gateways/upstream.py",
     "gateways/validity.py",
     "pytest_plugin/__init__.py",
-    "reports/cost.py",
-    "reports/scorecard.py",
 }
 
 
