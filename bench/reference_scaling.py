@@ -8,8 +8,9 @@ deltacheck.cost.long_streams) the script generates streams of N fragments of 4 c
 the bench), and prints the best time of N rounds per size (garbage collector off, as timeit does),
 the growth exponent fitted on a log-log scale over all sizes, and at the largest size the time of a
 minimal loop that only appends the fragments to lists in a dict and joins them (no checks, no
-events), timed in turns with the reference, and the ratio of the two. The minimal loop's own
-exponent is printed too: what the machine (caches, load) adds to a loop that is linear by design.
+events: the protocol's `joined_fragments`, in its package's long_streams module), timed in turns
+with the reference, and the ratio of the two. The minimal loop's own exponent is printed too: what
+the machine (caches, load) adds to a loop that is linear by design.
 
 Targets: exponent <= 1.1 on every scenario; at 100k fragments within 10x of the minimal loop.
 """
@@ -23,46 +24,12 @@ import sys
 import time
 from typing import Any, Callable
 
-from deltacheck.cost.long_streams import PROTOCOL_SHAPES, PROTOCOLS, Scenario
-
+from deltacheck.cost.long_streams import Scenario, layout, streamed_shapes
+from deltacheck.protocols import PROTOCOLS
 from deltacheck.reference import assemble
 
 TARGET_EXPONENT = 1.1
 TARGET_RATIO = 10.0
-
-
-def minimal_chat(chunks: list[dict[str, Any]]) -> dict[Any, str]:
-    pieces: dict[Any, list[str]] = {}
-    for chunk in chunks:
-        for choice in chunk["choices"]:
-            delta = choice["delta"]
-            if delta.get("content"):
-                pieces.setdefault("text", []).append(delta["content"])
-            for entry in delta.get("tool_calls") or ():
-                pieces.setdefault(entry["index"], []).append(entry["function"].get("arguments") or "")
-    return {key: "".join(value) for key, value in pieces.items()}
-
-
-def minimal_responses(chunks: list[dict[str, Any]]) -> dict[Any, str]:
-    pieces: dict[Any, list[str]] = {}
-    for event in chunks:
-        if event["type"].endswith(".delta"):
-            pieces.setdefault(event["output_index"], []).append(event["delta"])
-    return {key: "".join(value) for key, value in pieces.items()}
-
-
-def minimal_anthropic(chunks: list[dict[str, Any]]) -> dict[Any, str]:
-    pieces: dict[Any, list[str]] = {}
-    for event in chunks:
-        if event["type"] == "content_block_delta":
-            delta = event["delta"]
-            pieces.setdefault(event["index"], []).append(delta.get("text") or delta.get("partial_json") or "")
-    return {key: "".join(value) for key, value in pieces.items()}
-
-
-MINIMAL: dict[str, Callable[[list[dict[str, Any]]], dict[Any, str]]] = {
-    "openai-chat": minimal_chat, "openai-responses": minimal_responses, "anthropic-messages": minimal_anthropic,
-}
 
 
 def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
@@ -106,12 +73,13 @@ def main() -> int:
     print(f"{'scenario':<32}{header}   exponent   minimal@{largest:,}  ratio  minimal exponent")
     failures = []
     for protocol in PROTOCOLS:
-        for shape in PROTOCOL_SHAPES[protocol]:
+        minimal_loop = layout(protocol).joined_fragments
+        for shape in streamed_shapes(protocol):
             times, minimal_times = [], []
             for size in sizes:
                 scenario = Scenario(protocol, shape, size)
                 (seconds, outcome), (minimal, assembled) = best_times(
-                    [lambda: assemble(protocol, scenario.chunks), lambda: MINIMAL[protocol](scenario.chunks)], args.rounds)
+                    [lambda: assemble(protocol, scenario.chunks), lambda: minimal_loop(scenario.chunks)], args.rounds)
                 problem = scenario.mismatch(outcome.result)
                 if problem:
                     print(f"{scenario.name} at {size:,} fragments: wrong result: {problem}", file=sys.stderr)

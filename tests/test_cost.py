@@ -19,7 +19,8 @@ from deltacheck.corpus.loader import DEFAULT_CORPUS, fast_result_check, result_v
 from deltacheck.cost.timing import (Implementation, Point, fitted_exponent, known_cause, measure_scenario, size_over,
                              stop_reason, time_at)
 from deltacheck.reports.cost import BEGIN, END, differences, render_cost, render_cost_html, split_cost, with_cost_html
-from deltacheck.cost.long_streams import PROTOCOL_SHAPES, PROTOCOLS, Scenario
+from deltacheck.cost.long_streams import Scenario, streamed_shapes
+from deltacheck.protocols import PROTOCOLS
 from deltacheck.reference import assemble
 from deltacheck.reports.scorecard import render_report
 from deltacheck.cost.scenarios import ScenarioSpec, load_scenarios
@@ -27,7 +28,7 @@ from deltacheck.judge.verdict import Returned, judge
 from tests.corpus_builder import TEXT_FIXTURE, make_corpus
 
 VALIDATOR = result_validator(DEFAULT_CORPUS)
-STREAMED = [(protocol, shape) for protocol in PROTOCOLS for shape in PROTOCOL_SHAPES[protocol]]
+STREAMED = [(protocol, shape) for protocol in PROTOCOLS for shape in streamed_shapes(protocol)]
 FAST_CHECK = fast_result_check(DEFAULT_CORPUS)
 
 
@@ -154,7 +155,7 @@ def test_each_call_s_last_fragment_is_where_the_generator_says(protocol, shape):
         assert carries == []
 
 
-@pytest.mark.parametrize("shape", PROTOCOL_SHAPES["openai-responses"])
+@pytest.mark.parametrize("shape", streamed_shapes("openai-responses"))
 def test_responses_lifecycle_events_carry_complete_response_objects(shape):
     """Every field a Response from OpenAI carries in the corpus (Response.required plus text) is there."""
     recorded = json.loads((DEFAULT_CORPUS / "fixtures" / "openai-responses" / "plain-text-message.json").read_text())
@@ -167,7 +168,7 @@ def test_responses_lifecycle_events_carry_complete_response_objects(shape):
         assert set(response["usage"] or {}) == set(lifecycle[kind]["usage"] or {}), kind
 
 
-@pytest.mark.parametrize("shape", PROTOCOL_SHAPES["openai-chat"])
+@pytest.mark.parametrize("shape", streamed_shapes("openai-chat"))
 def test_chat_chunks_carry_the_envelope_and_usage_openai_sends(shape):
     """The fields of OpenAI's chunks with include_usage (a fixture laid out from a recorded capture) are all there."""
     recorded = json.loads((DEFAULT_CORPUS / "fixtures" / "openai-chat" / "two-parallel-calls-in-sequence.json").read_text())

@@ -21,6 +21,7 @@ import pytest
 
 import deltacheck.protocols.openai_chat.reference as chat_module
 from deltacheck.cost import long_streams
+from deltacheck.protocols import PROTOCOLS
 from deltacheck.reference import assemble
 from deltacheck.reference.fragments import Fragments, JsonFragments
 
@@ -86,8 +87,8 @@ def counting(monkeypatch):
     return work
 
 
-@pytest.mark.parametrize("protocol, shape", [(protocol, shape) for protocol in long_streams.PROTOCOLS
-                                             for shape in long_streams.PROTOCOL_SHAPES[protocol]])
+@pytest.mark.parametrize("protocol, shape", [(protocol, shape) for protocol in PROTOCOLS
+                                             for shape in long_streams.streamed_shapes(protocol)])
 def test_the_reference_work_grows_linearly(counting, protocol, shape):
     small, large = (long_streams.Scenario(protocol, shape, n) for n in (1_000, 10_000))
     small_work, large_work = counting(small), counting(large)

@@ -15,7 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from deltacheck.errors import FixtureProblem
-from deltacheck.cost.long_streams import PROTOCOL_SHAPES, Scenario, unreal_shape
+from deltacheck.cost.long_streams import Scenario, streamed_shapes, unreal_shape
 from deltacheck.model import AssemblyRequest, Fixture
 from deltacheck.reference import ReferenceOutcome
 from deltacheck.corpus.schema_checks import compiled_schema_check
@@ -121,7 +121,7 @@ def _check_spec(path: Path, rel: str, schema_path: str) -> tuple[ScenarioSpec | 
     found = []
     if path.stem != data["id"]:  # which also keeps ids unique
         found.append(FixtureProblem(rel, sid, "/id", f"the file of scenario {data['id']!r} is named {data['id']}.json"))
-    if data["shape"] not in PROTOCOL_SHAPES[data["protocol"]]:
+    if data["shape"] not in streamed_shapes(data["protocol"]):
         found.append(FixtureProblem(rel, sid, "/shape", unreal_shape(data["protocol"], data["shape"])))
     sizes = data["sizes"]
     if any(b <= a for a, b in zip(sizes, sizes[1:])):

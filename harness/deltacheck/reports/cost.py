@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from deltacheck.cost.timing import AT_FRAGMENTS, SUPER_LINEAR
+from deltacheck.protocols import PROTOCOLS
 
 BEGIN = "<!-- deltacheck:cost:begin -->"
 END = "<!-- deltacheck:cost:end -->"
-PROTOCOL_ORDER = ("openai-chat", "openai-responses", "anthropic-messages")
 CI_SENTENCE = ("Timings differ from run to run, so CI compares everything outside the two `deltacheck:cost` "
                "comments around this section byte for byte and checks inside them only that the same "
                "implementations and scenarios are listed.")
@@ -88,7 +88,7 @@ def _count(n: float) -> str:
 
 def cost_rows(runs: list[CostRun]) -> list[tuple[str, dict[str, Any]]]:
     """(implementation, scenario summary), the reference first, then by name; scenarios by protocol and id."""
-    order = {p: i for i, p in enumerate(PROTOCOL_ORDER)}
+    order = {p: i for i, p in enumerate(PROTOCOLS)}
     rows = []
     for header, records in runs:
         name = (header.get("adapter") or {}).get("name", "?")

@@ -12,8 +12,8 @@ from deltacheck.reports.cost import render_cost
 from deltacheck.judge.findings import distinct_findings
 from deltacheck.running.results import Results
 from deltacheck.judge.verdict import PASSING, UNSCORED
+from deltacheck.protocols import PROTOCOLS
 
-PROTOCOL_ORDER = ("openai-chat", "openai-responses", "anthropic-messages")
 NOT_PASSED = ("fail", "error", "crash", "timeout")
 CELL = {"pass": "pass", "fail": "**FAIL**", "error": "**ERROR**", "crash": "**CRASH**", "timeout": "**TIMEOUT**",
         "n/a": "n/a", "skip": "skip"}
@@ -238,7 +238,7 @@ def _fixture_rows(runs: list[Results]) -> dict[str, tuple[str, str]]:
     for run in runs:
         for record in run.records:
             rows.setdefault(_fixture_key(record), (record.get("protocol") or "?", record.get("title") or record.get("path", "")))
-    order = {p: i for i, p in enumerate(PROTOCOL_ORDER)}
+    order = {p: i for i, p in enumerate(PROTOCOLS)}
     return dict(sorted(rows.items(), key=lambda kv: (order.get(kv[1][0], 99), kv[0])))
 
 
@@ -247,11 +247,11 @@ def _fixture_key(record: dict[str, Any]) -> str:
 
 
 def _record_key(record: dict[str, Any]) -> tuple[int, str]:
-    return (PROTOCOL_ORDER.index(record["protocol"]) if record.get("protocol") in PROTOCOL_ORDER else 99, _fixture_key(record))
+    return (PROTOCOLS.index(record["protocol"]) if record.get("protocol") in PROTOCOLS else 99, _fixture_key(record))
 
 
 def _protocols(mapping) -> list[str]:
-    return sorted(mapping, key=lambda p: PROTOCOL_ORDER.index(p) if p in PROTOCOL_ORDER else 99)
+    return sorted(mapping, key=lambda p: PROTOCOLS.index(p) if p in PROTOCOLS else 99)
 
 
 def _cell_text(text: str) -> str:
