@@ -35,7 +35,6 @@ PENDING = {
     "gateways/translation.py",
     "gateways/upstream.py",
     "gateways/validity.py",
-
 }
 
 
