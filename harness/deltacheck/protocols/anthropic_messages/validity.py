@@ -1,4 +1,4 @@
-"""Is an Anthropic Messages stream a valid one on its own (CONTRACT.md 6.5)? Its rules, and how to recognise its events."""
+"""Is an Anthropic Messages stream valid on its own (CONTRACT.md 6.5)? Its rules, and how to recognise its events."""
 
 from __future__ import annotations
 

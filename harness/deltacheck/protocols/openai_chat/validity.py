@@ -1,4 +1,4 @@
-"""Is a Chat Completions stream a valid one on its own (CONTRACT.md 6.5)? Its rules, and how to recognise its chunks."""
+"""Is a Chat Completions stream valid on its own (CONTRACT.md 6.5)? Its rules, and how to recognise its chunks."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Is a Responses stream a valid one on its own (CONTRACT.md 6.5)? Its rules, and how to recognise its events."""
+"""Is a Responses stream valid on its own (CONTRACT.md 6.5)? Its rules, and how to recognise its events."""
 
 from __future__ import annotations
 
