@@ -174,7 +174,7 @@ def _keeps(part: dict[str, Any], capabilities: frozenset[str]) -> bool:
 def shared_view(result: dict[str, Any], protocol: str, pair: tuple[str, str]) -> dict[str, Any]:
     """`result` (canonical, in `protocol`'s terms) reduced to what `pair` = (upstream, downstream) shares."""
     capabilities, _ = shared_capabilities(*pair)
-    keeps_item_id = not any("item_id" in _lacking(member) for member in pair)
+    keeps_item_id = not any("item_id" in _lacking(member) for member in pair)  # compared only where both have them
     # A side whose choice carries one part of each kind imposes its canonical order on the pair (the
     # upstream's, should both sides have one).
     order = next((o for o in (_side(member).PART_ORDER for member in pair) if o is not None), None)
