@@ -24,17 +24,11 @@ PENDING = {
     "adequacy/mutants.py",
     "adequacy/rechunk.py",
     "adequacy/robustness.py",
-    "cli/gateway.py",
     "contributing/capture.py",
     "contributing/drafting.py",
     "contributing/explain.py",
     "contributing/redact.py",
     "contributing/repro/__init__.py",
-    "gateways/bundled.py",
-    "gateways/proxy.py",
-    "gateways/translation.py",
-    "gateways/upstream.py",
-    "gateways/validity.py",
 }
 
 

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 
 from deltacheck.judge.compare import compare
 from deltacheck.corpus.loader import load_corpus
+from deltacheck.gateways.bundled import route_name
 from deltacheck.gateways.judge import Capture, judge_gateway, judge_translation
-from deltacheck.protocols import render_stream
+from deltacheck.gateways.proxy import GatewaySpec, client_headers, client_request
+from deltacheck.protocols import REGISTRY, render_stream
 from deltacheck.gateways.validity import NotAStream, detect_protocol, read_stream
 from deltacheck.gateways.translation import (map_gateway_ids, shared_capabilities, shared_finish, shared_usage, shared_view)
 
@@ -283,3 +286,76 @@ def test_a_pass_through_that_relays_a_stream_to_be_rejected_passes_as_relayed():
         capture = Capture(200, "text/event-stream", fixture.request().sse, upstream_paths=["/current/v1/chat/completions"])
         verdict = judge_gateway(fixture, CHAT, CHAT, capture, corpus, 10.0)
         assert (verdict.verdict, verdict.matched) == ("pass", "relayed"), (fixture.id, verdict.message)
+
+
+# -- a fourth protocol --------------------------------------------------------------------------------
+
+FOURTH = {
+    "__init__.py": '''
+from deltacheck.protocols.spec import Protocol
+from deltacheck.protocols.sse import SseFraming
+PROTOCOL = Protocol(name="fourth-wire", package=__name__, title="Fourth", short="fourth", endpoint="/generate",
+                    framing=SseFraming(named_events=False), capability_notes={"refusal": "none", "item_id": "none"})
+''',
+    "translation.py": '''
+FINISH_REASONS = {"STOP": "stop", "MAX_TOKENS": "length"}
+MERGED_FINISH_REASONS = {}
+FINISH_DETAIL = "Fourth finish message"
+USAGE_COUNTS = {"input_tokens": "promptTokenCount", "output_tokens": "candidatesTokenCount"}
+ALL_ZERO_USAGE_SAYS_NONE = False
+PART_ORDER = None
+def shared_finish(reason, detail):
+    return FINISH_REASONS.get(reason, f"fourth-wire:{reason}")
+def reasoning_text(part):
+    return part.get("text") or ""
+''',
+    "validity.py": '''
+def owns_event_type(kind):
+    return False
+def owns_shape(chunk):
+    return isinstance(chunk.get("candidates"), list)
+def stream_problems(chunks, event_names, terminated):
+    return [] if chunks and "usageMetadata" in chunks[-1] else ["no usageMetadata at the end"]
+''',
+    "client.py": '''
+def headers(api_key):
+    return {"x-goog-api-key": api_key}
+def streaming_request(model, prompt, tool_names):
+    return {"contents": [{"parts": [{"text": prompt}]}]}
+''',
+}
+
+
+@pytest.fixture
+def fourth(tmp_path, monkeypatch):
+    """A fourth protocol package, registered without a line changed in the other three or the gateway modules."""
+    package = tmp_path / "fourth_wire"
+    package.mkdir()
+    for name, text in FOURTH.items():
+        (package / name).write_text(text)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    protocol = __import__("fourth_wire").PROTOCOL
+    monkeypatch.setitem(REGISTRY, protocol.name, protocol)
+    yield protocol.name
+    for module in [m for m in sys.modules if m.split(".")[0] == "fourth_wire"]:
+        del sys.modules[module]
+
+
+def test_a_fourth_protocol_package_is_all_a_gateway_pair_with_it_needs(fourth):
+    pair = (CHAT, fourth)
+    capabilities, notes = shared_capabilities(*pair)
+    assert notes["annotations"] == f"{CHAT} has no counterpart" and notes["refusal"] == f"{fourth} has no counterpart"
+    assert "Fourth finish message" in notes["finish_detail"] and "refusal" not in capabilities
+    assert shared_finish(fourth, "MAX_TOKENS", None, pair) == shared_finish(CHAT, "length", None, pair) == "length"
+    assert shared_finish(fourth, "SAFETY", None, pair) == "fourth-wire:SAFETY"
+    assert shared_usage(fourth, {"promptTokenCount": 3, "candidatesTokenCount": 2}, pair) == {
+        "input_tokens": 3, "output_tokens": 2}
+    body = render_stream(fourth, [{"candidates": []}, {"candidates": [], "usageMetadata": {}}])
+    assert read_stream(fourth, body).problems == []
+    with pytest.raises(NotAStream, match=f"it streams {fourth}, not the declared openai-chat"):
+        read_stream(CHAT, body)
+    fixture = load_corpus().by_id()["DC-8499"]
+    spec = GatewaySpec(name="g", command=("g",), upstream=CHAT, downstream=fourth)
+    assert spec.endpoint == "/v1/generate" and "contents" in client_request(spec, fixture)
+    assert client_headers("k")["x-goog-api-key"] == "k"
+    assert route_name("g", CHAT, fourth) == "g-chat-to-fourth"

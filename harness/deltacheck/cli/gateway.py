@@ -21,7 +21,7 @@ from deltacheck.corpus.loader import Corpus
 from deltacheck.errors import EnvironmentFailed
 from deltacheck.reports.export import render_junit
 from deltacheck.files import locked_for_writing, write_text_atomically
-from deltacheck.gateways.proxy import GatewaySession, GatewaySpec, run_gateway
+from deltacheck.gateways.proxy import GatewaySession, GatewaySpec, default_path, run_gateway
 from deltacheck.gateways.bundled import BundledGateway, find_route, load_gateways
 from deltacheck.gateways.check import check_gateway
 from deltacheck.locations import default_results_dir
@@ -30,6 +30,11 @@ from deltacheck.running.results import ResultsWriter, read_results
 from deltacheck.judge.verdict import PASSING, UNSCORED
 
 GATEWAY_STARTUP_TIMEOUT = 60.0
+DEFAULT_UPSTREAM = PROTOCOLS[0]  # the registry lists the default upstream first
+
+
+def _in_words(items: list[str]) -> str:
+    return ", ".join(items[:-1]) + " or " + items[-1] if len(items) > 1 else "".join(items)
 
 
 def gateway_options(command):
@@ -42,14 +47,15 @@ def gateway_options(command):
                      help="Proxy mode: the command that starts your gateway; {port} is where it must listen on "
                           "127.0.0.1, {upstream} the base URL it must call (docs/PROTOCOL.md, Gateways)."),
         click.option("--upstream", type=click.Choice(PROTOCOLS), default=None,
-                     help="Proxy mode: the protocol the gateway reads upstream (the fixtures'). Default: openai-chat."),
+                     help="Proxy mode: the protocol the gateway reads upstream (the fixtures'). "
+                          f"Default: {DEFAULT_UPSTREAM}."),
         click.option("--downstream", type=click.Choice(PROTOCOLS), default=None,
                      help="Proxy mode: the protocol the gateway streams to its client."),
         click.option("--gateway-model", default="deltacheck", show_default=True,
                      help="Proxy mode: the `model` of the client request."),
         click.option("--gateway-path", metavar="PATH", default=None,
-                     help="Proxy mode: the gateway's endpoint (default: /v1/chat/completions, /v1/responses or "
-                          "/v1/messages, by --downstream)."),
+                     help="Proxy mode: the gateway's endpoint (default: "
+                          f"{_in_words([default_path(p) for p in PROTOCOLS])}, by --downstream)."),
         click.option("--gateway-ready", metavar="PATH", default=None,
                      help="Proxy mode: a path to GET until it answers before the run (default: until the port accepts)."),
     ]):
@@ -96,7 +102,7 @@ def resolve_spec(choice: GatewayChoice) -> tuple[GatewaySpec, BundledGateway | N
             say("warning", "yellow", "--gateway-cmd has no {port}: the gateway must listen on the port in "
                                      "DELTACHECK_GATEWAY_PORT")
         spec = GatewaySpec(name=f"gateway-{program_name(words)}", command=tuple(words), library=program_name(words),
-                           upstream=upstream or "openai-chat", downstream=downstream, model=model, path=path,
+                           upstream=upstream or DEFAULT_UPSTREAM, downstream=downstream, model=model, path=path,
                            ready_path=ready)
         return spec, None, startup_timeout or GATEWAY_STARTUP_TIMEOUT
     gateways, problems = load_gateways()

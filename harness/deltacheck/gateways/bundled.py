@@ -19,10 +19,9 @@ from deltacheck.errors import EnvironmentFailed
 from deltacheck.gateways.proxy import GatewaySpec
 from deltacheck.locations import ADAPTERS_DIR
 from deltacheck.driver.manifests import Manifest
-from deltacheck.protocols import PROTOCOLS
+from deltacheck.protocols import PROTOCOLS, protocol
 
 GATEWAYS_DIR = ADAPTERS_DIR / "gateways"
-SHORT = {"openai-chat": "chat", "openai-responses": "responses", "anthropic-messages": "anthropic"}
 REQUIRED = ("name", "library", "version", "language", "command", "routes")
 
 
@@ -71,7 +70,8 @@ class BundledGateway:
 
 
 def route_name(gateway: str, upstream: str, downstream: str) -> str:
-    return f"{gateway}-{SHORT[upstream]}-to-{SHORT[downstream]}"
+    """`<gateway>-<upstream>-to-<downstream>`, each protocol by its short name: litellm-proxy-chat-to-responses."""
+    return f"{gateway}-{protocol(upstream).short}-to-{protocol(downstream).short}"
 
 
 def load_gateways(gateways_dir: Path = GATEWAYS_DIR) -> tuple[list[BundledGateway], list[str]]:

@@ -16,8 +16,9 @@ from deltacheck.driver.check import MAINSTREAM_TAGS, SMOKE_TAGS, Check
 from deltacheck.corpus.loader import Corpus
 from deltacheck.gateways.proxy import STOP_GRACE, GatewayFailed, GatewayProcess, GatewaySpec, client_request, exchange
 from deltacheck.gateways.judge import judge_gateway
-from deltacheck.gateways.upstream import ENDPOINTS, Upstream
+from deltacheck.gateways.upstream import Upstream
 from deltacheck.model import Fixture
+from deltacheck.protocols import protocol
 from deltacheck.gateways.translation import shared_capabilities
 
 MESSAGE_AXES = {"content", "identity", "arguments", "ordering", "validity"}
@@ -57,7 +58,7 @@ def check_gateway(spec: GatewaySpec, corpus: Corpus, timeout: float, startup_tim
                 name = (f"streams a valid {spec.downstream} answer carrying the {spec.upstream} message "
                         f"({tag}: {fixture.id})")
                 yield _carries(name, verdict)
-            endpoint = ENDPOINTS[spec.upstream]
+            endpoint = protocol(spec.upstream).endpoint
             wrong = [p for p in called if not p.split("?", 1)[0].endswith(endpoint)]
             yield Check(f"calls the upstream's {spec.upstream} endpoint ({endpoint}) under {{upstream}}",
                         bool(called) and not wrong,

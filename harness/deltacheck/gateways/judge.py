@@ -15,9 +15,9 @@ from typing import Any
 from deltacheck.judge.compare import arguments_bytes_equal, compare, full_diff, normalised
 from deltacheck.corpus.loader import Corpus, fast_result_check, result_validator
 from deltacheck.errors import AssemblyError
-from deltacheck.gateways.upstream import ENDPOINTS
 from deltacheck.gateways.text import plain_line
 from deltacheck.model import Fixture
+from deltacheck.protocols import protocol
 from deltacheck.reference import assemble
 from deltacheck.gateways.validity import NotAStream, read_stream
 from deltacheck.gateways.translation import map_error_message, map_gateway_ids, shared_capabilities, shared_view
@@ -198,9 +198,10 @@ def _upstream_note(upstream: str, paths: list[str]) -> str:
     """Why a gateway may have gone wrong before it streamed anything: it asked upstream for another thing."""
     if not paths:
         return " (the gateway never called the upstream)"
-    wrong = [p for p in paths if not p.split("?", 1)[0].endswith(ENDPOINTS[upstream])]
+    endpoint = protocol(upstream).endpoint
+    wrong = [p for p in paths if not p.split("?", 1)[0].endswith(endpoint)]
     if wrong:
-        return f" (the gateway called upstream {wrong[0]}, not the {upstream} endpoint {ENDPOINTS[upstream]})"
+        return f" (the gateway called upstream {wrong[0]}, not the {upstream} endpoint {endpoint})"
     return ""
 
 

@@ -6,6 +6,9 @@ downstream protocol, captures the bytes it streams back, and hands them to the j
 (deltacheck/gateways/judge.py). Only 127.0.0.1 is ever used. The gateway process runs in a session of
 its own and is always stopped at the end (SIGTERM, then SIGKILL to its whole process group), also
 when the run is interrupted.
+
+What a client of each protocol sends is its package's `client.py`: `headers(api_key) -> dict` (its
+credentials) and `streaming_request(model, prompt, tool_names) -> dict` (the request body).
 """
 
 from __future__ import annotations
@@ -26,13 +29,15 @@ from typing import Any, Iterable, Iterator
 from deltacheck.corpus.loader import Corpus
 from deltacheck.gateways.judge import Capture, judge_gateway
 from deltacheck.gateways.text import plain_line
-from deltacheck.gateways.upstream import ENDPOINTS, Upstream
+from deltacheck.gateways.upstream import Upstream
 from deltacheck.model import Fixture
+from deltacheck.protocols import all_protocols, protocol
 from deltacheck.running.runner import RunRecord
 from deltacheck.gateways.translation import shared_capabilities
 from deltacheck.judge.verdict import Verdict
 
 LOOPBACK = "127.0.0.1"
+API_ROOT = "/v1"  # where a gateway serves each protocol's endpoint, unless told otherwise
 DEFAULT_MODEL = "deltacheck"
 DEFAULT_API_KEY = "sk-deltacheck"
 MAX_BODY = 16 * 1024 * 1024  # a flooding gateway is cut off here
@@ -55,7 +60,7 @@ class GatewaySpec:
     upstream: str
     downstream: str
     model: str = DEFAULT_MODEL
-    path: str | None = None  # the downstream endpoint; default /v1 + the protocol's endpoint
+    path: str | None = None  # the downstream endpoint; default: default_path(downstream)
     ready_path: str | None = None  # GET it until it answers; default: until the port accepts
     api_key: str = DEFAULT_API_KEY
     env: dict[str, str] = field(default_factory=dict)
@@ -68,7 +73,7 @@ class GatewaySpec:
 
     @property
     def endpoint(self) -> str:
-        return self.path or "/v1" + ENDPOINTS[self.downstream]
+        return self.path or default_path(self.downstream)
 
     def describe(self) -> dict[str, Any]:
         """The results header's `adapter` entry: a gateway route reads like an implementation."""
@@ -78,6 +83,11 @@ class GatewaySpec:
                 "code_path": self.code_path or f"gateway `{' '.join(self.command)}`, {self.upstream} upstream, "
                                                f"{self.downstream} downstream on POST {self.endpoint}",
                 "gateway": {"upstream": self.upstream, "downstream": self.downstream, "endpoint": self.endpoint}}
+
+
+def default_path(name: str) -> str:
+    """Where a gateway serves protocol `name` to its clients unless told otherwise: the endpoint under /v1."""
+    return API_ROOT + protocol(name).endpoint
 
 
 def fill(text: str, values: dict[str, str]) -> str:
@@ -233,22 +243,18 @@ def tool_names(fixture: Fixture) -> list[str]:
 
 def client_request(spec: GatewaySpec, fixture: Fixture) -> dict[str, Any]:
     """The downstream request: a minimal streaming request of the downstream protocol."""
-    prompt = f"deltacheck fixture {fixture.id}"
-    names = tool_names(fixture)
-    if spec.downstream == "openai-chat":
-        body: dict[str, Any] = {"model": spec.model, "stream": True, "stream_options": {"include_usage": True},
-                                "messages": [{"role": "user", "content": prompt}]}
-        if names:
-            body["tools"] = [{"type": "function", "function": {"name": n, "parameters": {"type": "object"}}} for n in names]
-    elif spec.downstream == "openai-responses":
-        body = {"model": spec.model, "stream": True, "input": prompt}
-        if names:
-            body["tools"] = [{"type": "function", "name": n, "parameters": {"type": "object"}} for n in names]
-    else:
-        body = {"model": spec.model, "stream": True, "max_tokens": 1024, "messages": [{"role": "user", "content": prompt}]}
-        if names:
-            body["tools"] = [{"name": n, "input_schema": {"type": "object"}} for n in names]
+    client = protocol(spec.downstream).part("client")
+    body: dict[str, Any] = client.streaming_request(spec.model, f"deltacheck fixture {fixture.id}", tool_names(fixture))
     return body
+
+
+def client_headers(api_key: str) -> dict[str, str]:
+    """The headers of the request: the credentials of every protocol's client, so a gateway finds the ones
+    it looks for whichever protocol it serves."""
+    headers = {"content-type": "application/json", "accept": "text/event-stream"}
+    for each in all_protocols():
+        headers.update(each.part("client").headers(api_key))
+    return headers
 
 
 class _TimedOut(Exception):
@@ -258,8 +264,7 @@ class _TimedOut(Exception):
 def exchange(spec: GatewaySpec, port: int, body: dict[str, Any], timeout: float) -> Capture:
     """POST the request and read the whole answer within `timeout` seconds; the body exactly as sent."""
     payload = json.dumps(body).encode("utf-8")
-    headers = {"content-type": "application/json", "accept": "text/event-stream",
-               "authorization": f"Bearer {spec.api_key}", "x-api-key": spec.api_key, "anthropic-version": "2023-06-01"}
+    headers = client_headers(spec.api_key)
     deadline = time.monotonic() + timeout
     connection = http.client.HTTPConnection(LOOPBACK, port, timeout=timeout)
     try:

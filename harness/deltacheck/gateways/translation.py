@@ -6,51 +6,63 @@ one (assembled from the downstream stream with the downstream protocol's referen
 a *shared view*: the canonical result shape, keeping only the fields that have a counterpart in
 both protocols, with finish reasons and usage mapped onto one vocabulary. The shared views are then
 compared with the ordinary comparator, so pointers, axes and findings read as they do everywhere.
+
+Each protocol declares its own side, from its words to the shared ones, and a pair is composed
+from its two sides. The fields a protocol has no counterpart for are those its `capability_notes`
+name (`deltacheck/protocols/<package>/__init__.py`); the rest is its package's `translation.py`:
+
+    shared_finish(reason, detail) -> str
+                             its finish reason (and detail) in the shared vocabulary, or, when it has
+                             no shared word for it, itself prefixed with the protocol's name
+    MERGED_FINISH_REASONS    {shared reason: the reason it says for it}: the shared reasons it cannot
+                             tell apart, compared as one when it is either side of a pair
+    FINISH_DETAIL            what its canonical finish_detail holds, for people; None when it has none
+    USAGE_COUNTS             {shared count: where its usage object says it}: a dotted key path, or a
+                             tuple of paths whose numbers add up to it (counted when the first is there)
+    ALL_ZERO_USAGE_SAYS_NONE whether usage with every count 0, streamed by a gateway, means "no usage"
+    PART_ORDER               None when its parts keep their order; else the kinds a choice carries one
+                             joined part of each, in their canonical order, the calls after them
+    reasoning_text(part) -> str
+                             the reasoning text of one of its canonical reasoning parts
 """
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any
 
 from deltacheck.adapter import CAPABILITIES
+from deltacheck.protocols import all_protocols, protocol
 
-CHAT, RESPONSES, ANTHROPIC = "openai-chat", "openai-responses", "anthropic-messages"
+
+def _side(name: str) -> ModuleType:
+    """One protocol's side of a translation: its package's `translation` module."""
+    return protocol(name).part("translation")
+
+
+def _lacking(name: str) -> dict[str, str]:
+    """The canonical fields the protocol has none of (its capability notes): nothing carries them across."""
+    return protocol(name).capability_notes
+
 
 # -- finish reasons (CONTRACT.md 6.3) -------------------------------------------------------------
-
-# (protocol, finish_reason, finish_detail or None) -> the shared reason. `completed` is the shared
-# reason when one side is Responses, whose status does not tell a stop from a tool call.
-_FINISH = {
-    CHAT: {"stop": "stop", "tool_calls": "tool_calls", "function_call": "tool_calls", "length": "length",
-           "content_filter": "content_filter"},
-    ANTHROPIC: {"end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_calls", "max_tokens": "length",
-                "model_context_window_exceeded": "length", "refusal": "content_filter"},
-}
-_RESPONSES_FINISH = {("completed", None): "completed", ("incomplete", "max_output_tokens"): "length",
-                     ("incomplete", "content_filter"): "content_filter", ("failed", None): "failed"}
-
 
 def shared_finish(protocol: str, reason: Any, detail: Any, pair: tuple[str, str]) -> Any:
     """The finish reason in the shared vocabulary; a value the table does not map stays itself, prefixed
     with its protocol, so it equals nothing the other protocol can say."""
     if reason is None:
         return None
-    if protocol == RESPONSES:
-        key = (reason, detail if reason == "incomplete" else None)
-        return _RESPONSES_FINISH.get(key, f"{protocol}:{reason}" + (f"/{detail}" if detail else ""))
-    mapped = _FINISH.get(protocol, {}).get(reason)
-    if mapped is None:
-        return f"{protocol}:{reason}"
-    if RESPONSES in pair and mapped in ("stop", "tool_calls"):
-        return "completed"
-    return mapped
+    shared = _side(protocol).shared_finish(reason, detail)
+    for member in pair:
+        shared = _side(member).MERGED_FINISH_REASONS.get(shared, shared)
+    return shared
 
 
 # -- usage (CONTRACT.md 6.4) ----------------------------------------------------------------------
 
-def _count(usage: dict[str, Any], *path: str) -> Any:
+def _count(usage: dict[str, Any], path: str) -> Any:
     node: Any = usage
-    for key in path:
+    for key in path.split("."):
         if not isinstance(node, dict) or key not in node:
             return None
         node = node[key]
@@ -59,22 +71,15 @@ def _count(usage: dict[str, Any], *path: str) -> Any:
 
 def _usage_counts(protocol: str, usage: dict[str, Any]) -> dict[str, Any]:
     """Every shared count this protocol's usage object can say, None where it did not say it."""
-    if protocol == CHAT:
-        return {"input_tokens": _count(usage, "prompt_tokens"), "output_tokens": _count(usage, "completion_tokens"),
-                "total_tokens": _count(usage, "total_tokens"),
-                "cached_input_tokens": _count(usage, "prompt_tokens_details", "cached_tokens"),
-                "reasoning_tokens": _count(usage, "completion_tokens_details", "reasoning_tokens")}
-    if protocol == RESPONSES:
-        return {"input_tokens": _count(usage, "input_tokens"), "output_tokens": _count(usage, "output_tokens"),
-                "total_tokens": _count(usage, "total_tokens"),
-                "cached_input_tokens": _count(usage, "input_tokens_details", "cached_tokens"),
-                "reasoning_tokens": _count(usage, "output_tokens_details", "reasoning_tokens")}
-    # Anthropic's input_tokens leaves out the cached tokens; the other protocols count them in.
-    parts = [_count(usage, key) for key in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")]
-    numbers = [p for p in parts if isinstance(p, (int, float)) and not isinstance(p, bool)]
-    return {"input_tokens": sum(numbers) if parts[0] is not None else None,
-            "output_tokens": _count(usage, "output_tokens"),
-            "cached_input_tokens": _count(usage, "cache_read_input_tokens")}
+    counts = {}
+    for key, where in _side(protocol).USAGE_COUNTS.items():
+        if isinstance(where, str):
+            counts[key] = _count(usage, where)
+            continue
+        parts = [_count(usage, path) for path in where]
+        numbers = [p for p in parts if isinstance(p, (int, float)) and not isinstance(p, bool)]
+        counts[key] = sum(numbers) if parts[0] is not None else None
+    return counts
 
 
 def _all_zero(usage: dict[str, Any]) -> bool:
@@ -82,18 +87,15 @@ def _all_zero(usage: dict[str, Any]) -> bool:
     return all(isinstance(v, (int, float)) and not isinstance(v, bool) and v == 0 for v in counts)
 
 
-USAGE_KEYS = {CHAT: {"input_tokens", "output_tokens", "total_tokens", "cached_input_tokens", "reasoning_tokens"},
-              RESPONSES: {"input_tokens", "output_tokens", "total_tokens", "cached_input_tokens", "reasoning_tokens"},
-              ANTHROPIC: {"input_tokens", "output_tokens", "cached_input_tokens"}}
 ZERO_WHEN_ABSENT = {"cached_input_tokens", "reasoning_tokens"}  # "none cached" is said by 0 or by silence
 
 
 def shared_usage(protocol: str, usage: Any, pair: tuple[str, str]) -> Any:
     if not isinstance(usage, dict):
         return None
-    if protocol == ANTHROPIC and protocol != pair[0] and _all_zero(usage):
-        return None  # message_start must carry usage: all-zero counts are how a gateway says it has none
-    keys = USAGE_KEYS[pair[0]] & USAGE_KEYS[pair[1]]
+    if protocol != pair[0] and _side(protocol).ALL_ZERO_USAGE_SAYS_NONE and _all_zero(usage):
+        return None  # the downstream protocol's way of saying it has none
+    keys = set(_side(pair[0]).USAGE_COUNTS) & set(_side(pair[1]).USAGE_COUNTS)
     counts = _usage_counts(protocol, usage)
     out = {}
     for key in sorted(keys):
@@ -107,44 +109,49 @@ def shared_usage(protocol: str, usage: Any, pair: tuple[str, str]) -> Any:
 
 # -- capabilities: which canonical fields have a counterpart (CONTRACT.md 6.1) --------------------
 
-_ONLY_IN = {
-    "item_id": {RESPONSES}, "custom_tools": {RESPONSES}, "annotations": {RESPONSES, ANTHROPIC},
-    "server_tools": {ANTHROPIC}, "refusal": {CHAT, RESPONSES}, "multiple_choices": {CHAT},
-    "reasoning_signature": set(), "finish_detail": set(), "events": set(),
-}
+GATEWAY_EVENTS = "a gateway streams; it reports no completion events"
+# The fields some protocol has no counterpart for, in the order the n/a notes have always listed them
+# (results files keep it); a field only a new protocol lacks is listed after them.
+NOTES_ORDER = ("item_id", "custom_tools", "annotations", "server_tools", "refusal", "multiple_choices")
+
+
+def _carried_by_no_translation() -> dict[str, str]:
+    """The fields no pair carries, whichever protocols it joins, and why."""
+    details = [detail for detail in (_side(p.name).FINISH_DETAIL for p in all_protocols()) if detail]
+    return {"reasoning_signature": "opaque to and different in every protocol: not comparable across a translation",
+            "finish_detail": f"a protocol-specific detail ({', '.join(details)})",
+            "events": GATEWAY_EVENTS}
+
+
+def _listing_order(capability: str) -> tuple[int, int]:
+    if capability in NOTES_ORDER:
+        return NOTES_ORDER.index(capability), 0
+    return len(NOTES_ORDER), list(CAPABILITIES).index(capability)
 
 
 def shared_capabilities(upstream: str, downstream: str) -> tuple[frozenset[str], dict[str, str]]:
     """The capabilities a translation can carry, and why each other one is n/a."""
     if upstream == downstream:
-        return frozenset(CAPABILITIES) - {"events"}, {"events": "a gateway streams; it reports no completion events"}
+        return frozenset(CAPABILITIES) - {"events"}, {"events": GATEWAY_EVENTS}
+    never = _carried_by_no_translation()
+    downstream_lacks, upstream_lacks = _lacking(downstream), _lacking(upstream)
     notes: dict[str, str] = {}
-    for capability, protocols in _ONLY_IN.items():
-        if capability == "events":
-            notes[capability] = "a gateway streams; it reports no completion events"
-        elif capability in ("reasoning_signature", "finish_detail"):
-            notes[capability] = ("opaque to and different in every protocol: not comparable across a translation"
-                                 if capability == "reasoning_signature" else
-                                 "a protocol-specific detail (Responses incomplete reason, Anthropic stop_sequence)")
-        elif not (upstream in protocols and downstream in protocols):
-            lacking = downstream if downstream not in protocols else upstream
-            notes[capability] = f"{lacking} has no counterpart"
+    for capability in sorted({*downstream_lacks, *upstream_lacks} - set(never), key=_listing_order):
+        notes[capability] = f"{downstream if capability in downstream_lacks else upstream} has no counterpart"
+    notes.update(never)
     return frozenset(CAPABILITIES) - set(notes), notes
 
 
 # -- the shared view (CONTRACT.md 6.2) ------------------------------------------------------------
 
-def _reasoning_text(protocol: str, part: dict[str, Any]) -> str:
-    text = part.get("text") or ""
-    if protocol == RESPONSES and not text:  # a gateway may put raw reasoning into the summary
-        return "".join(part.get("summary") or [])
-    return text
+def _text(part: dict[str, Any], protocol: str) -> str:
+    return _side(protocol).reasoning_text(part) if part["type"] == "reasoning" else part.get("text") or ""
 
 
-def _call(part: dict[str, Any], pair: tuple[str, str]) -> dict[str, Any]:
+def _call(part: dict[str, Any], keeps_item_id: bool) -> dict[str, Any]:
     call = {"type": "tool_call", "kind": part.get("kind"), "id": part.get("id"), "name": part.get("name"),
             "arguments": part.get("arguments")}
-    if pair == (RESPONSES, RESPONSES):
+    if keeps_item_id:
         call["item_id"] = part.get("item_id")
     if part.get("flagged"):
         call["flagged"] = True
@@ -156,7 +163,7 @@ def _keeps(part: dict[str, Any], capabilities: frozenset[str]) -> bool:
     if kind == "refusal":
         return "refusal" in capabilities
     if kind == "redacted_reasoning":
-        return "server_tools" in capabilities  # both sides Anthropic: only then has it a counterpart
+        return "server_tools" in capabilities  # it has a counterpart only where server tools have one
     if kind == "server_tool_result":
         return "server_tools" in capabilities
     if kind == "tool_call":
@@ -167,14 +174,18 @@ def _keeps(part: dict[str, Any], capabilities: frozenset[str]) -> bool:
 def shared_view(result: dict[str, Any], protocol: str, pair: tuple[str, str]) -> dict[str, Any]:
     """`result` (canonical, in `protocol`'s terms) reduced to what `pair` = (upstream, downstream) shares."""
     capabilities, _ = shared_capabilities(*pair)
+    keeps_item_id = not any("item_id" in _lacking(member) for member in pair)  # compared only where both have them
+    # A side whose choice carries one part of each kind imposes its canonical order on the pair (the
+    # upstream's, should both sides have one).
+    order = next((o for o in (_side(member).PART_ORDER for member in pair) if o is not None), None)
     choices = [c for c in result.get("choices", []) if isinstance(c, dict) and c.get("index") == 0]
     out_choices = []
     for choice in choices:
         parts = [p for p in choice.get("parts", []) if isinstance(p, dict) and _keeps(p, capabilities)]
-        if CHAT in pair:
-            shared_parts = _chat_ordered(parts, protocol)
+        if order is not None:
+            shared_parts = _joined_in_order(parts, protocol, order, keeps_item_id)
         else:
-            shared_parts = [_part(p, protocol, pair) for p in parts]
+            shared_parts = [_part(p, protocol, keeps_item_id) for p in parts]
         out_choices.append({"index": 0, "parts": shared_parts,
                             "finish_reason": shared_finish(protocol, choice.get("finish_reason"),
                                                            choice.get("finish_detail"), pair)})
@@ -183,30 +194,27 @@ def shared_view(result: dict[str, Any], protocol: str, pair: tuple[str, str]) ->
             "error": {"message": error.get("message")} if isinstance(error, dict) else None}
 
 
-def _chat_ordered(parts: list[dict[str, Any]], protocol: str) -> list[dict[str, Any]]:
-    """Chat carries one text, one refusal and one reasoning per choice, and no order between them and
-    the calls: the other side's parts of each kind are joined, in Chat's canonical order (CONTRACT 3.2)."""
-    pair_chat = (CHAT, CHAT)
+def _joined_in_order(parts: list[dict[str, Any]], protocol: str, order: tuple[str, ...],
+                     keeps_item_id: bool) -> list[dict[str, Any]]:
+    """The parts of each kind in `order` joined into one, in that order, then the calls in theirs: one side
+    of the pair has one part of each kind and no order between them and the calls (CONTRACT.md 6.2)."""
     out: list[dict[str, Any]] = []
-    reasoning = "".join(_reasoning_text(protocol, p) for p in parts if p["type"] == "reasoning")
-    if reasoning:
-        out.append({"type": "reasoning", "text": reasoning})
-    for kind in ("text", "refusal"):
-        text = "".join(p.get("text") or "" for p in parts if p["type"] == kind)
+    for kind in order:
+        text = "".join(_text(p, protocol) for p in parts if p["type"] == kind)
         if text:
             out.append({"type": kind, "text": text})
-    out += [_call(p, pair_chat) for p in parts if p["type"] == "tool_call"]
+    out += [_call(p, keeps_item_id) for p in parts if p["type"] == "tool_call"]
     return out
 
 
-def _part(part: dict[str, Any], protocol: str, pair: tuple[str, str]) -> dict[str, Any]:
+def _part(part: dict[str, Any], protocol: str, keeps_item_id: bool) -> dict[str, Any]:
     kind = part["type"]
     if kind == "reasoning":
-        return {"type": "reasoning", "text": _reasoning_text(protocol, part)}
+        return {"type": "reasoning", "text": _text(part, protocol)}
     if kind in ("text", "refusal"):
         return {"type": kind, "text": part.get("text")}
     if kind == "tool_call":
-        return _call(part, pair)
+        return _call(part, keeps_item_id)
     return part
 
 

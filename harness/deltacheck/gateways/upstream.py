@@ -18,8 +18,6 @@ from deltacheck.model import Fixture
 from deltacheck.running.serve import LOOPBACK, make_handler
 
 CURRENT = "current"
-# The endpoint a client of each protocol calls, under the base URL.
-ENDPOINTS = {"openai-chat": "/chat/completions", "openai-responses": "/responses", "anthropic-messages": "/messages"}
 
 
 @dataclass(frozen=True)

@@ -90,3 +90,14 @@ def _lines(text: str) -> list[str]:
             start = i + 1
         i += 1
     return lines
+
+
+def event_name_problems(names: list[str], chunks: list[Any]) -> list[str]:
+    """Where a stream whose events are named after their data's `type` names one otherwise (an unnamed
+    event, `message`, is let be): a client that dispatches on the name would misread it."""
+    problems = []
+    for position, (name, chunk) in enumerate(zip(names, chunks)):
+        kind = chunk.get("type") if isinstance(chunk, dict) else None
+        if name != "message" and name != kind:
+            problems.append(f"event {position}: the SSE event name {name!r} is not the data's type {kind!r}")
+    return problems
