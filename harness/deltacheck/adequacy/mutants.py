@@ -7,21 +7,24 @@ after a real system model that system's documented behaviour as closely as its b
 Mutants are not adapters: they are not registered, not listed by `deltacheck adapters`, and not
 part of the implementation matrix; `deltacheck mutants` runs them and REPORT.md shows the kill matrix.
 
-Where they come from. A protocol package may hold a `mutants.py` with
+Where they come from. A protocol package may hold a `mutants.py` declaring
 
-    MUTANTS = [(number, name, bug, broken assembler, models), ...]   the bug classes of that protocol
-    JOINS = {name: broken assembler, ...}    its own broken assembler for a bug class declared
-                                             elsewhere (below, or by another protocol's package)
+    MUTANTS = [(number, name, bug, broken, models), ...]   the bug classes of that protocol: `broken`
+        subclasses its reference assembler, `bug` is one sentence, `models` names the real system
+        it reproduces (or is "")
+    JOINS = {name: broken, ...}   bug classes declared elsewhere (in SHARED below, or by another
+        protocol's package) that this protocol breaks in a way of its own
 
-and the bug classes every protocol can have (`SHARED` below: refusal or reasoning dropped, cut-off
-arguments repaired) are declared once here and applied to the reference assembler of each
-registered protocol whose wire carries what they break (the protocol notes no such capability as
-absent), unless its package JOINS them with a broken assembler of its own. A new protocol package
-thus gets the shared mutants with no `mutants.py` at all.
+The bug classes every protocol can have (`SHARED`: refusal or reasoning dropped, cut-off arguments
+repaired) are declared once, here, and applied to the reference assembler of each registered
+protocol whose wire carries what they break (its `capability_notes` do not say the capability is
+absent), unless the protocol has a broken assembler of its own for them. A new protocol package
+thus gets the shared mutants without any `mutants.py`.
 
 Numbers. A bug class's number is its M number in REPORT.md's kill matrix, which people cite: the
-numbers run 1, 2, 3 ... across every protocol, a new bug class takes the next free one (wherever it
-is declared), and a protocol joining an existing class keeps that class's number.
+numbers run 1, 2, 3 ... across all protocols (a gap or a number taken twice is an error), a new bug
+class takes the next free number wherever it is declared, and a protocol that joins an existing
+class adds its assembler under that class's number, renumbering nothing.
 """
 
 from __future__ import annotations
