@@ -7,7 +7,8 @@ property is that the implementation either assembles *a* canonical result or rai
 (the reference: `AssemblyError` naming a chunk that exists), and never hangs, crashes, or returns
 something that is not a canonical result.
 
-Examples from this strategy shrink towards the shortest truncation of the stream.
+Examples from this strategy shrink towards the shortest truncation of the stream. Each protocol
+package has a `robustness.py` whose `UNKNOWN_EVENT` is the unknown event sent in its streams.
 """
 
 from __future__ import annotations
@@ -18,12 +19,10 @@ from typing import Any
 from hypothesis import strategies as st
 
 from deltacheck.model import Fixture
+from deltacheck.protocols import all_protocols
 
-UNKNOWN_EVENTS = {
-    "openai-chat": {"object": "chat.completion.chunk.preview", "choices": [], "x_future": {"note": "not in the spec"}},
-    "openai-responses": {"type": "response.future_feature.delta", "sequence_number": 0, "output_index": 0, "delta": "?"},
-    "anthropic-messages": {"type": "content_block_future", "index": 0, "payload": {"note": "not in the spec"}},
-}
+# Protocol name -> an event of a type its spec does not define (yet): its package's `robustness.UNKNOWN_EVENT`.
+UNKNOWN_EVENTS = {protocol.name: protocol.part("robustness").UNKNOWN_EVENT for protocol in all_protocols()}
 KINDS = ("truncate", "cut-event", "unknown-event", "unknown-field", "duplicate", "swap")
 
 

@@ -38,7 +38,8 @@ def render_mutation(header: dict[str, Any], records: list[dict[str, Any]]) -> li
             killers[record["mutant"]].append(record["fixture"])
     killed = [m for m in mutants if killers[m["name"]]]
     out = ["## Mutation adequacy\n",
-           "Deliberately broken accumulators, one per known bug class (`harness/mutants.py`); a fixture kills a "
+           "Deliberately broken accumulators, one per known bug class (`harness/deltacheck/protocols/*/mutants.py`, "
+           "and `harness/deltacheck/adequacy/mutants.py` for the classes every protocol shares); a fixture kills a "
            "mutant when the mutant does not pass it. A mutant no fixture kills means a fixture is missing.\n",
            f"Kill rate: **{len(killed)} / {len(mutants)}** mutants killed.\n",
            "| # | mutant | bug class | models | killed by |", "|---|---|---|---|---|"]
@@ -64,9 +65,9 @@ def render_mutation(header: dict[str, Any], records: list[dict[str, Any]]) -> li
 def render_fuzz(runs: list[tuple[dict[str, Any], list[dict[str, Any]]]]) -> list[str]:
     out = ["## Fuzzing\n",
            "Per adapter and protocol: re-chunking invariance (other valid streams of each passing fixture's "
-           "message, `harness/rechunk.py`) and robustness (damaged streams, `harness/robustness.py`: a crash, "
-           "hang or non-canonical result fails; raising an error is fine). Derandomized; examples are the "
-           "number of streams tried.\n",
+           "message, `harness/deltacheck/adequacy/rechunk.py` over each protocol's `rechunking.py`) and robustness "
+           "(damaged streams, `harness/deltacheck/adequacy/robustness.py`: a crash, hang or non-canonical result "
+           "fails; raising an error is fine). Derandomized; examples are the number of streams tried.\n",
            "| adapter | protocol | mode | fixtures fuzzed | survived | failed | examples | not fuzzed |",
            "|---|---|---|---|---|---|---|---|"]
     failures = []
@@ -122,9 +123,9 @@ def render_seeds(runs: list[tuple[dict[str, Any], list[dict[str, Any]]]], mutati
     if not seeded:
         return []
     out = ["## Seed reports and the real code\n",
-           "Each seed bug report is modelled by a mutant (`harness/mutants.py`); the fixtures that catch the mutant "
-           "reproduce the reported bug. Where the system itself can be built, its real code is run on the same "
-           "fixtures: it fails them where the bug is present and passes them where it is fixed.\n"]
+           "Each seed bug report is modelled by a mutant (`harness/deltacheck/protocols/*/mutants.py`); the fixtures "
+           "that catch the mutant reproduce the reported bug. Where the system itself can be built, its real code is "
+           "run on the same fixtures: it fails them where the bug is present and passes them where it is fixed.\n"]
     for seed, mutant in sorted(seeded, key=lambda item: (item[0], item[1]["name"])):
         fixtures = sorted(killers[mutant["name"]])
         out.append(f"### {mutant['models']}\n")
