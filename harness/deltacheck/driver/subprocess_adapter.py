@@ -38,7 +38,7 @@ def quote(text: str | bytes, limit: int = QUOTE_LIMIT) -> str:
 
 @dataclass(frozen=True)
 class Hello:
-    """What a driver said about itself in its start reply."""
+    """What a driver said about itself in its start reply, with its protocols' capability reasons filled in."""
 
     name: str
     library: str
