@@ -26,7 +26,7 @@ from deltacheck.driver.external import ExternalAdapter, external_adapters
 from deltacheck.driver.manifests import load_manifests
 from deltacheck.driver.messages import request_from_wire, run_request, start_request, stop_request
 from deltacheck.driver.message_schemas import MESSAGES, message_problems, schema
-from deltacheck.protocols import PROTOCOLS
+from deltacheck.protocols import PROTOCOLS, protocol
 from deltacheck.running.runner import run_fixtures
 from deltacheck.driver.subprocess_adapter import SubprocessAdapter
 from deltacheck.judge.verdict import Crashed
@@ -420,6 +420,20 @@ def test_a_hello_is_recorded_and_read_back_until_the_driver_sources_change(tmp_p
     assert adapters["chatty@2"].probe() == first  # read from the record
     (tmp_path / "adapters" / "chatty" / "adapter.py").write_text(CHATTY_ADAPTER + "\n# changed\n")
     with pytest.raises(DriverFailed):  # the record is stale: the driver is asked again
+        adapters["chatty@2"].probe()
+
+
+def test_a_recorded_hello_is_stale_once_a_protocols_reasons_change(tmp_path, monkeypatch):
+    # The harness fills the protocols' capability reasons into every hello, so they are part of what it is made from.
+    write_manifest(tmp_path / "adapters" / "chatty", [
+        python_entry("chatty@2", entry="deltacheck.adapters.chatty.adapter:NamedFromEnvironment")])
+    (tmp_path / "adapters" / "chatty" / "adapter.py").write_text(CHATTY_ADAPTER)
+    adapters, _ = external_adapters(set(), tmp_path / "adapters", tmp_path / "envs")
+    fake_python_env(adapters["chatty@2"].manifest, tmp_path / "envs")
+    adapters["chatty@2"].probe()
+    (tmp_path / "envs" / adapters["chatty@2"].manifest.env_name / "bin" / "python").unlink()
+    monkeypatch.setitem(protocol(PROTOCOLS[0]).capability_notes, "item_id", "a reason reworded")
+    with pytest.raises(DriverFailed):
         adapters["chatty@2"].probe()
 
 

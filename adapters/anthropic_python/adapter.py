@@ -38,7 +38,7 @@ import anthropic
 import httpx2
 
 from deltacheck.adapters.replay import Replay
-from deltacheck.adapter import Adapter, manifest_name, protocol_notes
+from deltacheck.adapter import Adapter, manifest_name
 from deltacheck.model import AssemblyRequest
 
 BASE_URL = "http://deltacheck.invalid"
@@ -86,7 +86,7 @@ class AnthropicMessagesAdapter(Adapter):
     protocols = frozenset({"anthropic-messages"})
     capabilities = frozenset({"finish_detail", "reasoning", "reasoning_signature", "annotations", "server_tools", "finish_reason",
                               "usage", "error", "events"})
-    capability_notes = protocol_notes('anthropic-messages', capabilities, flags=FLAGS_NOTE)
+    capability_notes = dict(flags=FLAGS_NOTE)
     code_path = ("anthropic.Anthropic().messages.stream(...) iterated to the end, then get_final_message(); the "
                  "fixture's SSE bytes are served by httpx2.MockTransport through the httpx2.Client passed as http_client")
 

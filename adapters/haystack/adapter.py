@@ -56,7 +56,7 @@ from haystack.utils import Secret  # noqa: E402
 
 from deltacheck.adapters.openai_errors import provider_error  # noqa: E402
 from deltacheck.adapters.replay import API_KEY, BASE_URL, Replay  # noqa: E402
-from deltacheck.adapter import Adapter, manifest_name, protocol_notes  # noqa: E402
+from deltacheck.adapter import Adapter, manifest_name  # noqa: E402
 from deltacheck.model import AssemblyRequest  # noqa: E402
 
 LIBRARY = "haystack-ai"
@@ -128,7 +128,7 @@ class HaystackOpenAIChat(_HaystackAdapter):
     protocol = "openai-chat"
     protocols = frozenset({protocol})
     capabilities = frozenset({"refusal", "reasoning", "finish_reason", "usage", "error", "multiple_choices"})
-    capability_notes = protocol_notes('openai-chat', capabilities, flags=FLAGS_NOTE, events=EVENTS_NOTE)
+    capability_notes = dict(flags=FLAGS_NOTE, events=EVENTS_NOTE)
     generator_class = OpenAIChatGenerator
     code_path = ("haystack OpenAIChatGenerator(http_client_kwargs={'transport': httpx.MockTransport serving "
                  "request.sse}).run(messages, streaming_callback=...), mapped from the returned ChatMessage replies")
@@ -150,7 +150,7 @@ class HaystackOpenAIResponses(_HaystackAdapter):
     protocols = frozenset({protocol})
     capabilities = frozenset({"finish_detail", "refusal", "reasoning", "reasoning_signature", "item_id", "finish_reason",
                               "usage", "error"})
-    capability_notes = protocol_notes('openai-responses', capabilities, flags=FLAGS_NOTE,
+    capability_notes = dict(flags=FLAGS_NOTE,
         annotations="haystack's TextContent has only text: annotation events are left in chunk meta and the message keeps none",
         custom_tools=("haystack has no custom tool call: ToolCall.arguments is a dict, which cannot hold a custom call's "
                       "free-text input, and neither Responses path (streaming or not) reads custom_tool_call items"),

@@ -71,7 +71,7 @@ from typing import Any, Callable, Iterator
 import httpx2
 from langchain_core.messages import AIMessageChunk, HumanMessage
 
-from deltacheck.adapter import Adapter, protocol_notes
+from deltacheck.adapter import Adapter
 from deltacheck.model import AssemblyRequest
 
 _FAKE_KEY = "sk-deltacheck-dummy"
@@ -182,7 +182,7 @@ class LangChainOpenAIChat(_LangChainAdapter):
     version = _dist_version("langchain-openai")
     protocols = frozenset({"openai-chat"})
     capabilities = frozenset({"refusal", "reasoning", "finish_reason", "error", "flags"})
-    capability_notes = protocol_notes('openai-chat', capabilities,
+    capability_notes = dict(
         events='.stream() yields AIMessageChunks only, with no tool-call completion events',
         multiple_choices='ChatOpenAI reads choices[0] of every chunk and yields one message',
         usage="usage_metadata is LangChain's own summed token counts; the provider's usage object is not kept in response_metadata when streaming")
@@ -237,7 +237,7 @@ class LangChainOpenAIResponses(_LangChainAdapter):
     protocols = frozenset({"openai-responses"})
     capabilities = frozenset({"finish_detail", "refusal", "reasoning", "reasoning_signature", "annotations", "item_id",
                               "custom_tools", "finish_reason", "error", "flags"})
-    capability_notes = protocol_notes('openai-responses', capabilities,
+    capability_notes = dict(
         events='.stream() yields AIMessageChunks only, with no tool-call completion events',
         usage="usage_metadata is LangChain's own summed token counts; the provider's usage object is not kept in response_metadata when streaming")
     code_path = ("langchain_openai.ChatOpenAI(use_responses_api=True, http_client=httpx2.Client(transport="
@@ -303,7 +303,7 @@ class LangChainAnthropic(_LangChainAdapter):
     protocols = frozenset({"anthropic-messages"})
     capabilities = frozenset({"finish_detail", "reasoning", "reasoning_signature", "annotations", "server_tools",
                               "finish_reason", "error", "flags"})
-    capability_notes = protocol_notes('anthropic-messages', capabilities,
+    capability_notes = dict(
         events='.stream() yields AIMessageChunks only, with no tool-call completion events',
         usage="usage_metadata is LangChain's own summed token counts; the provider's usage object is not kept in response_metadata when streaming")
     code_path = ("langchain_anthropic.ChatAnthropic(...).bind_tools([...]).stream(), the yielded AIMessageChunks "

@@ -47,7 +47,7 @@ import httpx  # noqa: E402
 import litellm  # noqa: E402
 import respx  # noqa: E402
 
-from deltacheck.adapter import Adapter, protocol_notes  # noqa: E402
+from deltacheck.adapter import Adapter  # noqa: E402
 from deltacheck.model import AssemblyRequest  # noqa: E402
 
 litellm.suppress_debug_info = True  # litellm prints "Give Feedback" banners to stdout on errors
@@ -191,7 +191,7 @@ class LitellmOpenAIAdapter(_LitellmCompletion):
     version = LITELLM_VERSION
     protocols = frozenset({"openai-chat"})
     capabilities = frozenset({"refusal", "reasoning", "finish_reason", "usage", "error", "multiple_choices"})
-    capability_notes = protocol_notes('openai-chat', capabilities, flags=FLAGS_NOTE,
+    capability_notes = dict(flags=FLAGS_NOTE,
         events='CustomStreamWrapper yields deltas only and stream_chunk_builder returns one ModelResponse: no tool-call completion events')
     code_path = ("litellm.completion(model='openai/...', stream=True) through the openai SDK over a respx-mocked "
                  "httpx client serving the fixture SSE, then litellm.stream_chunk_builder(chunks)")
@@ -205,7 +205,7 @@ class LitellmAnthropicAdapter(_LitellmCompletion):
     version = LITELLM_VERSION
     protocols = frozenset({"anthropic-messages"})
     capabilities = frozenset({"reasoning", "reasoning_signature", "annotations", "server_tools", "error"})
-    capability_notes = protocol_notes('anthropic-messages', capabilities, flags=FLAGS_NOTE,
+    capability_notes = dict(flags=FLAGS_NOTE,
         events='CustomStreamWrapper yields OpenAI-style deltas only and stream_chunk_builder returns one ModelResponse: no tool-call completion events',
         finish_detail="stop_sequence is not on litellm's OpenAI-shaped message",
         finish_reason=("litellm exposes its OpenAI-style translation of stop_reason (end_turn -> stop); Anthropic's own value "
@@ -266,7 +266,7 @@ class LitellmResponsesAdapter(Adapter):
     protocols = frozenset({"openai-responses"})
     capabilities = frozenset({"finish_detail", "refusal", "reasoning", "reasoning_signature", "annotations", "item_id", "custom_tools",
                               "finish_reason", "usage", "error", "events"})
-    capability_notes = protocol_notes('openai-responses', capabilities, flags=FLAGS_NOTE)
+    capability_notes = dict(flags=FLAGS_NOTE)
     code_path = ("litellm.responses(model='openai/...', stream=True) over a respx-mocked httpx client serving the "
                  "fixture SSE; the terminal event's response (litellm has no Responses accumulator) is mapped")
 

@@ -63,7 +63,7 @@ from openai.types.responses import ResponseCompletedEvent
 
 from deltacheck.adapters.openai_errors import provider_error
 from deltacheck.adapters.replay import API_KEY, BASE_URL, Replay
-from deltacheck.adapter import Adapter, manifest_name, protocol_notes
+from deltacheck.adapter import Adapter, manifest_name
 from deltacheck.model import AssemblyRequest
 
 LIBRARY = "llama-index-llms-openai"
@@ -151,7 +151,7 @@ class LlamaIndexOpenAIChat(_LlamaIndexAdapter):
     protocol = "openai-chat"
     protocols = frozenset({protocol})
     capabilities = frozenset({"refusal", "reasoning", "usage", "error"})
-    capability_notes = protocol_notes('openai-chat', capabilities, flags=FLAGS_NOTE,
+    capability_notes = dict(flags=FLAGS_NOTE,
         events=("stream_chat yields cumulative ChatResponses that hold every call as accumulated so far, from its first "
                 "fragment on; nothing marks a call complete"),
         finish_reason="the ChatResponse has no finish_reason field; `raw` is only the last chunk, passed through as the SDK parsed it",
@@ -194,7 +194,7 @@ class LlamaIndexOpenAIResponses(_LlamaIndexAdapter):
     protocol = "openai-responses"
     protocols = frozenset({protocol})
     capabilities = frozenset({"refusal", "reasoning", "reasoning_signature", "custom_tools", "usage", "error", "events"})
-    capability_notes = protocol_notes('openai-responses', capabilities, flags=FLAGS_NOTE,
+    capability_notes = dict(flags=FLAGS_NOTE,
         annotations=("llama-index keeps annotations as one message-level list (additional_kwargs['annotations']), "
                      "which does not say which text part each belongs to"),
         finish_detail="the ChatResponse has no field for incomplete_details; `raw` is only the last event, passed through as the SDK parsed it",

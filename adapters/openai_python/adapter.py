@@ -51,7 +51,7 @@ import openai
 import respx
 
 from deltacheck.adapters.replay import Replay
-from deltacheck.adapter import Adapter, manifest_name, protocol_notes
+from deltacheck.adapter import Adapter, manifest_name
 from deltacheck.model import AssemblyRequest
 
 BASE_URL = "http://deltacheck.invalid/v1"
@@ -129,7 +129,7 @@ class OpenAIChatAdapter(_Base):
     name = manifest_name("openai-python-chat")
     protocols = frozenset({"openai-chat"})
     capabilities = frozenset({"refusal", "reasoning", "finish_reason", "usage", "error", "multiple_choices", "events"})
-    capability_notes = protocol_notes('openai-chat', capabilities, flags=FLAGS_NOTE)
+    capability_notes = dict(flags=FLAGS_NOTE)
     code_path = ("openai.OpenAI().chat.completions.stream(...) iterated to the end, then get_final_completion(); "
                  "the fixture's SSE bytes are served by respx to the httpx.Client passed as http_client")
 
@@ -214,7 +214,7 @@ class OpenAIResponsesAdapter(_Base):
     protocols = frozenset({"openai-responses"})
     capabilities = frozenset({"finish_detail", "refusal", "reasoning", "reasoning_signature", "annotations", "item_id", "custom_tools",
                               "finish_reason", "usage", "error", "events"})
-    capability_notes = protocol_notes('openai-responses', capabilities, flags=FLAGS_NOTE)
+    capability_notes = dict(flags=FLAGS_NOTE)
     code_path = ("openai.OpenAI().responses.stream(...) iterated to the end, then get_final_response(); "
                  "the fixture's SSE bytes are served by respx to the httpx.Client passed as http_client")
 

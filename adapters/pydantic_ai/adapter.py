@@ -62,7 +62,7 @@ from pydantic_ai.models import ModelRequestParameters
 from pydantic_ai.tools import ToolDefinition
 
 from deltacheck.adapters.replay import API_KEY, BASE_URL, Replay
-from deltacheck.adapter import Adapter, manifest_name, protocol_notes
+from deltacheck.adapter import Adapter, manifest_name
 from deltacheck.model import AssemblyRequest
 
 LIBRARY = "pydantic-ai-slim"
@@ -210,7 +210,7 @@ class PydanticAIOpenAIChat(_OpenAIAdapter):
     protocol = "openai-chat"
     protocols = frozenset({protocol})
     capabilities = COMMON
-    capability_notes = protocol_notes('openai-chat', capabilities, flags=FLAGS_NOTE,
+    capability_notes = dict(flags=FLAGS_NOTE,
         multiple_choices='ModelResponse is one message; pydantic-ai reads choices[0] of every chunk whatever its index',
         usage="usage is normalised into pydantic-ai's RequestUsage; the provider's usage object is not kept")
     model_class_name = "OpenAIChatModel"
@@ -223,7 +223,7 @@ class PydanticAIOpenAIResponses(_OpenAIAdapter):
     protocol = "openai-responses"
     protocols = frozenset({protocol})
     capabilities = COMMON | {"item_id"}
-    capability_notes = protocol_notes('openai-responses', capabilities, flags=FLAGS_NOTE,
+    capability_notes = dict(flags=FLAGS_NOTE,
         custom_tools=("pydantic-ai has no custom (freeform) tool: a request cannot declare one, and its Responses stream "
                       "handler drops a custom_tool_call item with a 'not yet implemented' warning"),
         finish_detail="pydantic-ai keeps no incomplete_details apart (provider_details['finish_reason'] holds the incomplete reason in place of the status)",
@@ -239,7 +239,7 @@ class PydanticAIAnthropic(_PydanticAIAdapter):
     protocols = frozenset({protocol})
     provider_modules = ("anthropic", "pydantic_ai.models.anthropic", "pydantic_ai.providers.anthropic")
     capabilities = COMMON - {"refusal"}
-    capability_notes = protocol_notes('anthropic-messages', capabilities, flags=FLAGS_NOTE,
+    capability_notes = dict(flags=FLAGS_NOTE,
         finish_detail='pydantic-ai keeps no stop_sequence',
         server_tools="NativeToolCallPart / NativeToolReturnPart carry pydantic-ai's tool kind, not the provider's block type",
         usage="usage is normalised into pydantic-ai's RequestUsage; the provider's usage object is not kept")

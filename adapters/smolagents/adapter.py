@@ -34,7 +34,7 @@ import openai
 from smolagents import ChatMessage, MessageRole, OpenAIServerModel, Tool
 from smolagents.models import agglomerate_stream_deltas
 
-from deltacheck.adapter import Adapter, protocol_notes
+from deltacheck.adapter import Adapter
 from deltacheck.model import AssemblyRequest
 
 FAKE_BASE = "https://deltacheck.invalid/v1"
@@ -78,7 +78,7 @@ class SmolagentsOpenAIAdapter(Adapter):
     version = _dist_version("smolagents")
     protocols = frozenset({"openai-chat"})
     capabilities = frozenset({"error"})
-    capability_notes = protocol_notes('openai-chat', capabilities, flags=FLAGS_NOTE,
+    capability_notes = dict(flags=FLAGS_NOTE,
         events='generate_stream yields ChatMessageStreamDeltas only: no tool-call completion events',
         finish_reason='generate_stream drops finish_reason: a delta carries content, tool_calls and token_usage only',
         multiple_choices='smolagents reads only choices[0] of each chunk',

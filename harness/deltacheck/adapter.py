@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, ClassVar, Union
 
 from deltacheck.errors import BadAdapterSpec, UnknownAdapter
 from deltacheck.model import AssemblyRequest
+from deltacheck.protocols.capability_notes import with_protocol_reasons
 
 if TYPE_CHECKING:
     from deltacheck.errors import ManifestProblem
@@ -40,35 +41,6 @@ CAPABILITIES = {
     "flags": "a tool call kept but marked not executable (its arguments are not valid JSON)",
 }
 
-# Why a capability is absent for every adapter of one protocol: the protocol itself has no such field
-# (or the corpus defines none for it). Adapters add their library's own reasons (`protocol_notes`).
-PROTOCOL_NOTES = {
-    "openai-chat": {
-        "annotations": "the contract defines no Chat Completions annotations (they are tested on Responses and Anthropic)",
-        "custom_tools": "custom tool calls are a Responses item type; a Chat Completions stream has none",
-        "item_id": "item ids belong to Responses output items; Chat Completions tool calls have none",
-        "server_tools": "server tool blocks are Anthropic Messages content; a Chat Completions stream has none",
-        "finish_detail": "Chat Completions has only finish_reason, no incomplete reason or stop_sequence",
-        "reasoning_signature": "Chat Completions reasoning deltas carry no signature or encrypted content",
-    },
-    "openai-responses": {
-        "server_tools": "server tool blocks are Anthropic Messages content; a Responses stream has none",
-        "multiple_choices": "a Responses stream has one output, no choices",
-    },
-    "anthropic-messages": {
-        "custom_tools": "custom tool calls are a Responses item type; Anthropic Messages has none",
-        "item_id": "item ids belong to Responses output items; Anthropic content blocks have none",
-        "multiple_choices": "an Anthropic message is a single choice",
-        "refusal": "Anthropic Messages has no refusal content block (a refusal is only a stop_reason)",
-    },
-}
-
-
-def protocol_notes(protocol: str, capabilities: frozenset[str], **library_notes: str) -> dict[str, str]:
-    """capability_notes: the protocol's reasons for the capabilities left out, then the library's own."""
-    notes = {c: why for c, why in PROTOCOL_NOTES[protocol].items() if c not in capabilities}
-    return dict(sorted({**notes, **library_notes}.items()))
-
 
 # Bundled adapter modules, imported on first lookup so their classes register themselves.
 BUNDLED_MODULES = ("deltacheck.adapters.reference",)
@@ -85,7 +57,8 @@ class Adapter:
     protocols: ClassVar[frozenset[str]]
     capabilities: ClassVar[frozenset[str]]
     code_path: ClassVar[str]  # which of the library's code paths the adapter drives, in one sentence
-    # Optional: for each capability left out, one sentence saying why the library cannot express it.
+    # Optional: for each capability left out, one sentence saying why the library cannot express it. Only the
+    # library's own reasons: describe() adds the protocol's (a Chat Completions stream has no item ids).
     capability_notes: ClassVar[dict[str, str]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -108,9 +81,10 @@ class Adapter:
 
     @classmethod
     def describe(cls) -> dict[str, Any]:
+        """The adapter as results and reports show it, its protocols' reasons filled into capability_notes."""
         return {"name": cls.name, "library": cls.library, "version": cls.version,
-                "protocols": sorted(cls.protocols), "capabilities": sorted(cls.capabilities),
-                "code_path": cls.code_path, "capability_notes": dict(sorted(cls.capability_notes.items()))}
+                "protocols": sorted(cls.protocols), "capabilities": sorted(cls.capabilities), "code_path": cls.code_path,
+                "capability_notes": with_protocol_reasons(cls.protocols, cls.capabilities, cls.capability_notes)}
 
 
 def manifest_name(default: str) -> str:

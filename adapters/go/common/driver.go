@@ -34,7 +34,7 @@ type Description struct {
 	Protocols       []string          `json:"protocols"`
 	Capabilities    []string          `json:"capabilities"`
 	CodePath        string            `json:"code_path"`
-	CapabilityNotes map[string]string `json:"capability_notes,omitempty"`
+	CapabilityNotes map[string]string `json:"capability_notes,omitempty"` // the library's own reasons only
 }
 
 // CannotRun is returned by an implementation that cannot run a request at all: the reply is `skipped`.

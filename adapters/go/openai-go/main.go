@@ -55,7 +55,7 @@ func main() {
 		CodePath: "openai-go client.Chat.Completions.NewStreaming(), each chunk given to ChatCompletionAccumulator.AddChunk, " +
 			"with JustFinishedToolCallForChoice after each chunk; option.WithBaseURL points the client at a loopback " +
 			"server answering with the SSE bytes, so the SDK's own HTTP and SSE parsing run",
-		CapabilityNotes: common.ProtocolNotes("openai-chat", capabilities, map[string]string{
+		CapabilityNotes: map[string]string{
 			"reasoning": "ChatCompletionMessage has no reasoning field and the accumulated ChatCompletion keeps no raw JSON " +
 				"(AddChunk ignores the JSON metadata), so reasoning_content / reasoning deltas cannot be read back",
 			"usage": "AddChunk adds each chunk's usage into a value-type CompletionUsage with no record of which fields " +
@@ -63,7 +63,7 @@ func main() {
 				"object cannot be read back",
 			"flags": "the accumulated ChatCompletionMessageToolCall keeps the arguments as a string; nothing marks " +
 				"arguments that do not parse",
-		}),
+		},
 	}, runChat)
 }
 

@@ -53,7 +53,7 @@
 import { streamText, jsonSchema, tool, APICallError } from 'ai';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createAnthropic } from '@ai-sdk/anthropic';
-import { serve, installedVersion, protocolNotes } from '../common/driver.mjs';
+import { serve, installedVersion } from '../common/driver.mjs';
 import {
   FAKE_API_KEY, FAKE_BASE_URL, replayFetch, chunkLocator, orNull, argumentsText,
   textPart, reasoningPart, redactedPart, toolCallPart,
@@ -270,10 +270,10 @@ const MODES = {
   'openai-chat': {
     name: 'ai-sdk-openai-chat', family: 'openai', api: 'chat', protocols: ['openai-chat'],
     capabilities: ['reasoning', 'finish_reason', 'usage', 'error', 'events', 'flags'],
-    get capability_notes() { return protocolNotes('openai-chat', this.capabilities, {
+    capability_notes: {
       refusal: "@ai-sdk/openai's chat model streams refusal deltas as text, indistinguishable from content",
       multiple_choices: "@ai-sdk/openai's chat model reads choices[0] of every chunk",
-    }); },
+    },
     choice: chatChoice,
     code_path: 'ai streamText() with createOpenAI({fetch}).chat(model): the final result\'s reasoningText, text, toolCalls, '
       + 'rawFinishReason and usage.raw, and the provider error and tool-call parts (events) from fullStream; '
@@ -283,11 +283,11 @@ const MODES = {
     name: 'ai-sdk-openai-responses', family: 'openai', api: 'responses', protocols: ['openai-responses'],
     capabilities: ['finish_detail', 'reasoning', 'reasoning_signature', 'annotations', 'item_id', 'custom_tools', 'usage',
       'error', 'events', 'flags'],
-    get capability_notes() { return protocolNotes('openai-responses', this.capabilities, {
+    capability_notes: {
       finish_reason: 'the response status is not exposed: rawFinishReason is incomplete_details.reason (mapped as finish_detail), '
         + "or the SDK's own 'error' for a failed response",
       refusal: '@ai-sdk/openai emits response.refusal.delta as a text-delta, indistinguishable from text',
-    }); },
+    },
     choice: responsesChoice,
     code_path: 'ai streamText() with createOpenAI({fetch}).responses(model): the final result\'s content '
       + '(providerMetadata.openai itemId, annotations and reasoningEncryptedContent), rawFinishReason and '
@@ -298,10 +298,10 @@ const MODES = {
     name: 'ai-sdk-anthropic', family: 'anthropic', protocols: ['anthropic-messages'], serverCalls: true,
     capabilities: ['finish_detail', 'reasoning', 'reasoning_signature', 'annotations', 'finish_reason', 'usage', 'error',
       'events', 'flags'],
-    get capability_notes() { return protocolNotes('anthropic-messages', this.capabilities, {
+    capability_notes: {
       server_tools: 'provider-executed results become tool-result parts re-keyed into the SDK\'s own shape (a web_search_tool_result\'s '
         + 'content becomes {url, title, pageAge, encryptedContent, type}), and the result block type is not kept',
-    }); },
+    },
     choice: anthropicChoice,
     code_path: 'ai streamText() with createAnthropic({fetch})(model): the final result\'s content '
       + '(providerMetadata.anthropic signature / redactedData / citations), rawFinishReason, providerMetadata stopSequence '

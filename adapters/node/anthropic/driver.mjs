@@ -15,7 +15,7 @@
 // item ids, custom tools, multiple choices.
 
 import Anthropic from '@anthropic-ai/sdk';
-import { serve, protocolNotes, installedVersion } from '../common/driver.mjs';
+import { serve, installedVersion } from '../common/driver.mjs';
 import {
   FAKE_API_KEY, FAKE_BASE_URL, replayFetch, chunkLocator, orNull, argumentsText,
   textPart, reasoningPart, redactedPart, toolCallPart, serverToolResultPart,
@@ -98,9 +98,9 @@ serve({
   protocols: ['anthropic-messages'],
   capabilities: ['finish_detail', 'reasoning', 'reasoning_signature', 'annotations', 'server_tools', 'finish_reason', 'usage',
     'error', 'events'],
-  get capability_notes() { return protocolNotes('anthropic-messages', this.capabilities, {
+  capability_notes: {
     flags: "a ToolUseBlock's input is MessageStream's parse of the input JSON; nothing marks an input that was cut off",
-  }); },
+  },
   code_path: '@anthropic-ai/sdk client.messages.stream() (MessageStream) -> finalMessage(), with its contentBlock '
     + 'events for tool_use blocks; the SSE bytes come from a custom fetch given to the client, so the SDK\'s own '
     + 'SSE parser runs',

@@ -2,7 +2,7 @@
 //
 // A driver module calls `serve(implementation)` with
 //   { name, library, version, protocols, capabilities, code_path, run(request) -> canonical result }
-//   and optionally capability_notes: { capability: why the library cannot express it }
+//   and optionally capability_notes: { capability: why the library (not the protocol) cannot express it }
 // `run` may throw: the exception becomes an `errored` reply carrying its stack. It may also return
 // `{skipped: reason}` through `skip(reason)`. Replies are written one line each and flushed before
 // the next request is read. stdout carries protocol lines only: console.log and friends go to stderr.
@@ -130,35 +130,6 @@ export async function serve(impl) {
     }
   }
   process.exit(0);  // stdin closed
-}
-
-// Why a capability is absent for every adapter of one protocol (the same sentences as
-// harness/adapter.py PROTOCOL_NOTES); drivers add their library's own reasons with protocolNotes().
-export const PROTOCOL_NOTES = {
-  'openai-chat': {
-    annotations: 'the contract defines no Chat Completions annotations (they are tested on Responses and Anthropic)',
-    custom_tools: 'custom tool calls are a Responses item type; a Chat Completions stream has none',
-    item_id: 'item ids belong to Responses output items; Chat Completions tool calls have none',
-    server_tools: 'server tool blocks are Anthropic Messages content; a Chat Completions stream has none',
-    finish_detail: 'Chat Completions has only finish_reason, no incomplete reason or stop_sequence',
-    reasoning_signature: 'Chat Completions reasoning deltas carry no signature or encrypted content',
-  },
-  'openai-responses': {
-    server_tools: 'server tool blocks are Anthropic Messages content; a Responses stream has none',
-    multiple_choices: 'a Responses stream has one output, no choices',
-  },
-  'anthropic-messages': {
-    custom_tools: 'custom tool calls are a Responses item type; Anthropic Messages has none',
-    item_id: 'item ids belong to Responses output items; Anthropic content blocks have none',
-    multiple_choices: 'an Anthropic message is a single choice',
-    refusal: 'Anthropic Messages has no refusal content block (a refusal is only a stop_reason)',
-  },
-};
-
-// capability_notes: the protocol's reasons for the capabilities left out, then the library's own.
-export function protocolNotes(protocol, capabilities, libraryNotes = {}) {
-  const notes = Object.fromEntries(Object.entries(PROTOCOL_NOTES[protocol]).filter(([c]) => !capabilities.includes(c)));
-  return sortedNotes({ ...notes, ...libraryNotes });
 }
 
 function sortedNotes(notes) {

@@ -25,7 +25,7 @@
 // event under its own type, and 'error' is its error channel).
 
 import OpenAI from 'openai';
-import { serve, installedVersion, protocolNotes } from '../common/driver.mjs';
+import { serve, installedVersion } from '../common/driver.mjs';
 import {
   FAKE_API_KEY, FAKE_BASE_URL, replayFetch, chunkLocator, orNull, argumentsText,
   textPart, refusalPart, reasoningPart, toolCallPart,
@@ -192,7 +192,7 @@ const MODES = {
     name: 'openai-node-chat',
     protocols: ['openai-chat'],
     capabilities: ['refusal', 'reasoning', 'finish_reason', 'usage', 'error', 'multiple_choices', 'events'],
-    get capability_notes() { return protocolNotes('openai-chat', this.capabilities, { flags: FLAGS_NOTE }); },
+    capability_notes: { flags: FLAGS_NOTE },
     code_path: 'openai-node client.chat.completions.stream() (ChatCompletionStream) -> finalChatCompletion(), '
       + 'with its tool_calls.function.arguments.done events; the SSE bytes come from a custom fetch '
       + 'given to the client, so the SDK\'s own SSE parser runs',
@@ -203,7 +203,7 @@ const MODES = {
     protocols: ['openai-responses'],
     capabilities: ['finish_detail', 'refusal', 'reasoning', 'reasoning_signature', 'annotations', 'item_id', 'custom_tools',
       'finish_reason', 'usage', 'error', 'events'],
-    get capability_notes() { return protocolNotes('openai-responses', this.capabilities, { flags: FLAGS_NOTE }); },
+    capability_notes: { flags: FLAGS_NOTE },
     code_path: 'openai-node client.responses.stream() (ResponseStream) -> finalResponse(), with its '
       + 'response.output_item.done events for function and custom tool calls; the SSE bytes come from a custom '
       + 'fetch given to the client, so the SDK\'s own SSE parser runs',

@@ -3,10 +3,10 @@
 `deltacheck adapters` would otherwise start every driver (a library import each: ~25 s for the
 bundled ones). The hello is recorded when the environment is built, or the first time a listing
 had to start the driver, under `<envs>/descriptions/<adapter>.json`, with the digest of what the
-hello is made from: the environment's stamp and the driver's own sources (for Python drivers the
+hello is made from: the environment's stamp, the driver's own sources (for Python drivers the
 harness and adapter modules, for Node drivers the .mjs/.js files; JVM and Go drivers are built
-artifacts, which the stamp already covers). Any change there makes the record stale, and it is
-probed again.
+artifacts, which the stamp already covers), and the protocols' capability reasons the harness fills
+into every hello. Any change there makes the record stale, and it is probed again.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from deltacheck.driver.envs import STAMP_FILE, env_dir
 from deltacheck.files import write_text_atomically
 from deltacheck.locations import PACKAGE_DIR
 from deltacheck.driver.manifests import Manifest
+from deltacheck.protocols import all_protocols
 
 RECORDS = "descriptions"
 SKIPPED_DIRS = frozenset({"node_modules", "target", "__pycache__", ".venvs"})
@@ -41,6 +42,7 @@ def digest(manifest: Manifest, envs_dir: Path, adapters_dir: Path) -> str:
     hashed = hashlib.sha256(manifest.name.encode())
     stamp = env_dir(manifest, envs_dir) / STAMP_FILE
     hashed.update(stamp.read_bytes() if stamp.is_file() else b"no stamp")
+    hashed.update(json.dumps([p.capability_notes for p in all_protocols()], sort_keys=True).encode())
     suffixes = DRIVER_SOURCES.get(manifest.language)
     if suffixes:
         roots = [PACKAGE_DIR, adapters_dir] if manifest.language == "python" else [manifest.build_root]

@@ -40,7 +40,9 @@ def claim_stdout() -> BinaryIO:
 
 
 def implementation(adapter_class: type[Adapter]) -> dict[str, Any]:
-    described = adapter_class.describe()
+    """The hello's implementation. Like every driver it sends the library's own capability_notes only: the
+    harness fills in the protocols' reasons when it reads the hello."""
+    described = adapter_class.describe() | {"capability_notes": dict(sorted(adapter_class.capability_notes.items()))}
     return {key: described[key] for key in IMPLEMENTATION_FIELDS if key in described} | {"language": LANGUAGE}
 
 

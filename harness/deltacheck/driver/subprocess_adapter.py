@@ -20,6 +20,7 @@ from deltacheck.errors import DriverFailed
 from deltacheck.model import AssemblyRequest
 from deltacheck.driver.messages import PROTOCOL_VERSION, encode_line, run_request, start_request, stop_request
 from deltacheck.driver.message_schemas import message_problems
+from deltacheck.protocols.capability_notes import with_protocol_reasons
 from deltacheck.judge.verdict import BrokeProtocol, Crashed, Outcome, Raised, Returned, Skipped, TimedOut
 
 DEFAULT_STARTUP_TIMEOUT = 120.0  # importing an SDK (or starting node) can be slow on a cold cache
@@ -37,7 +38,7 @@ def quote(text: str | bytes, limit: int = QUOTE_LIMIT) -> str:
 
 @dataclass(frozen=True)
 class Hello:
-    """What a driver said about itself in its start reply."""
+    """What a driver said about itself in its start reply, with its protocols' capability reasons filled in."""
 
     name: str
     library: str
@@ -46,14 +47,17 @@ class Hello:
     protocols: frozenset[str]
     capabilities: frozenset[str]
     code_path: str
-    # Optional in the hello: why each left-out capability cannot be expressed, one sentence each.
+    # Why each left-out capability cannot be expressed, one sentence each: the library's own reasons (optional
+    # in the hello) and its protocols' reasons for the rest.
     capability_notes: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def from_json(cls, implementation: dict[str, Any]) -> "Hello":
-        return cls(**{**implementation, "protocols": frozenset(implementation["protocols"]),
-                      "capabilities": frozenset(implementation["capabilities"]),
-                      "capability_notes": tuple(sorted(implementation.get("capability_notes", {}).items()))})
+        """The hello's implementation as the harness keeps it, the protocols' reasons filled into capability_notes."""
+        protocols, capabilities = frozenset(implementation["protocols"]), frozenset(implementation["capabilities"])
+        notes = with_protocol_reasons(protocols, capabilities, implementation.get("capability_notes", {}))
+        return cls(**{**implementation, "protocols": protocols, "capabilities": capabilities,
+                      "capability_notes": tuple(notes.items())})
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "library": self.library, "version": self.version,

@@ -145,7 +145,7 @@ def _python(fixture: Fixture, manifest, sse: bytes) -> dict[str, str]:
 
 
 # What the template's stand-ins answer; helper modules under deltacheck.adapters are inlined whole.
-STAND_INS = {"deltacheck.adapter": {"Adapter", "manifest_name", "protocol_notes"}, "deltacheck.model": {"AssemblyRequest"}}
+STAND_INS = {"deltacheck.adapter": {"Adapter", "manifest_name"}, "deltacheck.model": {"AssemblyRequest"}}
 
 
 def _check_imports(source: str, path: Path) -> None:

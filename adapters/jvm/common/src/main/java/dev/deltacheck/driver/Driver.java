@@ -33,25 +33,25 @@ public final class Driver {
         }
     }
 
-    /** The hello's implementation description (the same fields as an in-process adapter's describe()). */
-    public static final class Description {
-        final String name;
-        final String library;
-        final String version;
-        final List<String> protocols;
+    /** One mode of a driver, named by its first argument (chat, responses): the adapter it serves as, and how. */
+    public static final class Mode {
+        final String argument;
+        final String defaultName;
+        final String protocol;
         final List<String> capabilities;
         final String codePath;
         final Map<String, String> capabilityNotes;
+        final Implementation implementation;
 
-        public Description(String name, String library, String version, List<String> protocols,
-                           List<String> capabilities, String codePath, Map<String, String> capabilityNotes) {
-            this.name = name;
-            this.library = library;
-            this.version = version;
-            this.protocols = protocols;
+        public Mode(String argument, String defaultName, String protocol, List<String> capabilities, String codePath,
+                    Map<String, String> capabilityNotes, Implementation implementation) {
+            this.argument = argument;
+            this.defaultName = defaultName;
+            this.protocol = protocol;
             this.capabilities = capabilities;
             this.codePath = codePath;
             this.capabilityNotes = capabilityNotes;
+            this.implementation = implementation;
         }
     }
 
@@ -77,14 +77,14 @@ public final class Driver {
     public static void claimStdout() {
     }
 
-    /** The manifest's adapter name (DELTACHECK_ADAPTER_NAME), else the driver's own default. */
-    public static String adapterName(String fallback) {
-        String given = System.getenv("DELTACHECK_ADAPTER_NAME");
-        return given == null || given.isEmpty() ? fallback : given;
-    }
-
+    /**
+     * Serves the mode the first argument names (the manifest's args) for the library at the version loaded;
+     * an argument no mode has is a usage error (exit status 2). A mode's capability_notes are the library's
+     * own reasons only: the harness adds those the protocol itself gives (a Chat Completions stream has no item ids).
+     */
     @SuppressWarnings("unchecked")
-    public static void serve(Description description, Implementation implementation) throws Exception {
+    public static void serve(String[] args, String library, String version, Mode... modes) throws Exception {
+        Mode mode = chosen(args, modes);
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         String line;
         while ((line = in.readLine()) != null) {
@@ -107,10 +107,10 @@ public final class Driver {
                 Map<String, Object> hello = new LinkedHashMap<>();
                 hello.put("cmd", "start");
                 hello.put("version", 1);
-                hello.put("implementation", describe(description));
+                hello.put("implementation", describe(mode, library, version));
                 write(hello);
             } else if ("run".equals(cmd)) {
-                write(reply(message.get("seq"), (Map<String, Object>) message.get("request"), description, implementation));
+                write(reply(message.get("seq"), (Map<String, Object>) message.get("request"), mode));
             } else if ("stop".equals(cmd)) {
                 System.exit(0);
             } else {
@@ -120,16 +120,16 @@ public final class Driver {
         System.exit(0);
     }
 
-    private static Map<String, Object> describe(Description d) {
+    private static Map<String, Object> describe(Mode mode, String library, String version) {
         Map<String, Object> out = new LinkedHashMap<>();
-        out.put("name", d.name);
-        out.put("library", d.library);
-        out.put("version", d.version);
+        out.put("name", adapterName(mode));
+        out.put("library", library);
+        out.put("version", version);
         out.put("language", "java");
-        out.put("protocols", sorted(d.protocols));
-        out.put("capabilities", sorted(d.capabilities));
-        out.put("code_path", d.codePath);
-        if (d.capabilityNotes != null && !d.capabilityNotes.isEmpty()) out.put("capability_notes", new TreeMap<>(d.capabilityNotes));
+        out.put("protocols", List.of(mode.protocol));
+        out.put("capabilities", sorted(mode.capabilities));
+        out.put("code_path", mode.codePath);
+        if (!mode.capabilityNotes.isEmpty()) out.put("capability_notes", new TreeMap<>(mode.capabilityNotes));
         return out;
     }
 
@@ -139,17 +139,17 @@ public final class Driver {
         return copy;
     }
 
-    private static Map<String, Object> reply(Object seq, Map<String, Object> request, Description description,
-                                             Implementation implementation) {
+    /** The reply to one run request: the implementation's result, its exception, or why it cannot run. */
+    private static Map<String, Object> reply(Object seq, Map<String, Object> request, Mode mode) {
         Map<String, Object> reply = new LinkedHashMap<>();
         reply.put("seq", seq);
         String protocol = request == null ? null : (String) request.get("protocol");
-        if (request == null || !description.protocols.contains(protocol)) {
-            reply.put("skipped", Map.of("reason", description.name + " does not speak " + protocol));
+        if (request == null || !mode.protocol.equals(protocol)) {
+            reply.put("skipped", Map.of("reason", adapterName(mode) + " does not speak " + protocol));
             return reply;
         }
         try {
-            Map<String, Object> result = implementation.run(request);
+            Map<String, Object> result = mode.implementation.run(request);
             Json.write(result);  // a value that cannot be written is the implementation's error, not a broken line
             reply.put("result", result);
         } catch (CannotRun e) {
@@ -161,6 +161,24 @@ public final class Driver {
             reply.put("errored", errored);
         }
         return reply;
+    }
+
+    /** The mode `args` names; the usage and exit status 2 when it names none. */
+    private static Mode chosen(String[] args, Mode... modes) {
+        List<String> arguments = new ArrayList<>();
+        for (Mode mode : modes) {
+            if (args.length > 0 && mode.argument.equals(args[0])) return mode;
+            arguments.add(mode.argument);
+        }
+        System.err.println("usage: driver.jar " + String.join("|", arguments));
+        System.exit(2);
+        throw new IllegalStateException("unreachable: System.exit returned");
+    }
+
+    /** The manifest's adapter name (DELTACHECK_ADAPTER_NAME), else the mode's own default. */
+    private static String adapterName(Mode mode) {
+        String given = System.getenv("DELTACHECK_ADAPTER_NAME");
+        return given == null || given.isEmpty() ? mode.defaultName : given;
     }
 
     /**

@@ -6,9 +6,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
-/** The canonical result's pieces (CONTRACT.md 3) and what every JVM driver says about capabilities. */
+/** The canonical result's pieces (CONTRACT.md 3) and the version of the library a driver loaded. */
 public final class Results {
     private Results() {
     }
@@ -90,29 +89,5 @@ public final class Results {
         } catch (URISyntaxException e) {
             throw new IllegalStateException(e);
         }
-    }
-
-    // Why a capability is absent for every adapter of one protocol: the same sentences as
-    // harness/adapter.py PROTOCOL_NOTES.
-    private static final Map<String, Map<String, String>> PROTOCOL_NOTES = Map.of(
-            "openai-chat", Map.of(
-                    "annotations", "the contract defines no Chat Completions annotations (they are tested on Responses and Anthropic)",
-                    "custom_tools", "custom tool calls are a Responses item type; a Chat Completions stream has none",
-                    "item_id", "item ids belong to Responses output items; Chat Completions tool calls have none",
-                    "server_tools", "server tool blocks are Anthropic Messages content; a Chat Completions stream has none",
-                    "finish_detail", "Chat Completions has only finish_reason, no incomplete reason or stop_sequence",
-                    "reasoning_signature", "Chat Completions reasoning deltas carry no signature or encrypted content"),
-            "openai-responses", Map.of(
-                    "server_tools", "server tool blocks are Anthropic Messages content; a Responses stream has none",
-                    "multiple_choices", "a Responses stream has one output, no choices"));
-
-    /** capability_notes: the protocol's reasons for the capabilities left out, then the library's own. */
-    public static Map<String, String> protocolNotes(String protocol, List<String> capabilities, Map<String, String> libraryNotes) {
-        Map<String, String> notes = new TreeMap<>();
-        PROTOCOL_NOTES.getOrDefault(protocol, Map.of()).forEach((capability, why) -> {
-            if (!capabilities.contains(capability)) notes.put(capability, why);
-        });
-        notes.putAll(libraryNotes);
-        return notes;
     }
 }

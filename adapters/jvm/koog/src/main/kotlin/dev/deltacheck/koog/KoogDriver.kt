@@ -14,7 +14,6 @@ import dev.deltacheck.driver.Results
 import kotlinx.coroutines.flow.toList
 import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.withTimeout
-import kotlin.system.exitProcess
 
 /**
  * deltacheck driver for JetBrains Koog's OpenAI client (ai.koog:prompt-executor-openai-client-jvm).
@@ -31,7 +30,6 @@ private const val STREAM_LIMIT_MS = 3000L
 
 fun main(args: Array<String>) {
     Driver.claimStdout()
-    val mode = args.firstOrNull() ?: ""
     replay = Replay.start()
     client = OpenAILLMClient(Replay.API_KEY, OpenAIClientSettings(baseUrl = replay.baseUrl()))
     val version = Results.loadedVersion(OpenAILLMClient::class.java, "prompt-executor-openai-client-jvm")
@@ -42,37 +40,33 @@ fun main(args: Array<String>) {
         "events" to "ToolCallComplete frames carry no position in the stream, so a completion's after_chunk (CONTRACT.md 3.4) cannot be given",
         "flags" to "a ToolCallComplete frame carries the arguments text; nothing marks arguments that do not parse",
     )
-    when (mode) {
-        "chat" -> {
-            val capabilities = listOf("reasoning", "finish_reason")
-            Driver.serve(Driver.Description(Driver.adapterName("koog-openai-chat"), "koog", version, listOf("openai-chat"),
-                capabilities,
-                "Koog OpenAILLMClient.executeStreaming(prompt with OpenAIChatParams, GPT-4o, no tools), the StreamFrame " +
-                    "flow collected (TextComplete, ReasoningComplete, ToolCallComplete, End); the client's base URL is a " +
-                    "loopback server answering with the SSE bytes, so Koog's own HTTP and SSE code runs",
-                Results.protocolNotes("openai-chat", capabilities, common + mapOf(
-                    "multiple_choices" to "Koog's StreamFrame flow has no choice index: one response is assembled"))),
-            ) { request -> run(request, OpenAIChatParams()) }
-        }
-        "responses" -> {
-            val capabilities = listOf("reasoning", "reasoning_signature", "custom_tools")
-            Driver.serve(Driver.Description(Driver.adapterName("koog-openai-responses"), "koog", version, listOf("openai-responses"),
-                capabilities,
-                "Koog OpenAILLMClient.executeStreaming(prompt with OpenAIResponsesParams, GPT-4o, no tools), the StreamFrame " +
-                    "flow collected (TextComplete, ReasoningComplete, ToolCallComplete, End); the client's base URL is a " +
-                    "loopback server answering with the SSE bytes, so Koog's own HTTP and SSE code runs",
-                Results.protocolNotes("openai-responses", capabilities, common + mapOf(
-                    "finish_reason" to "Koog turns response.completed into StreamFrame.End(finishReason = null): the response status is not kept",
-                    "finish_detail" to "Koog keeps no incomplete_details: only response.completed becomes a frame",
-                    "annotations" to "StreamFrame.TextComplete carries the text only, no annotations",
-                    "item_id" to "ToolCallComplete carries the call id only, not the output item's id"))),
-            ) { request -> run(request, OpenAIResponsesParams()) }
-        }
-        else -> {
-            System.err.println("usage: driver.jar chat|responses")
-            exitProcess(2)
-        }
-    }
+    Driver.serve(args, "koog", version,
+        Driver.Mode(
+            "chat",
+            "koog-openai-chat",
+            "openai-chat",
+            listOf("reasoning", "finish_reason"),
+            "Koog OpenAILLMClient.executeStreaming(prompt with OpenAIChatParams, GPT-4o, no tools), the StreamFrame " +
+                "flow collected (TextComplete, ReasoningComplete, ToolCallComplete, End); the client's base URL is a " +
+                "loopback server answering with the SSE bytes, so Koog's own HTTP and SSE code runs",
+            common + mapOf(
+                "multiple_choices" to "Koog's StreamFrame flow has no choice index: one response is assembled"),
+        ) { request -> run(request, OpenAIChatParams()) },
+        Driver.Mode(
+            "responses",
+            "koog-openai-responses",
+            "openai-responses",
+            listOf("reasoning", "reasoning_signature", "custom_tools"),
+            "Koog OpenAILLMClient.executeStreaming(prompt with OpenAIResponsesParams, GPT-4o, no tools), the StreamFrame " +
+                "flow collected (TextComplete, ReasoningComplete, ToolCallComplete, End); the client's base URL is a " +
+                "loopback server answering with the SSE bytes, so Koog's own HTTP and SSE code runs",
+            common + mapOf(
+                "finish_reason" to "Koog turns response.completed into StreamFrame.End(finishReason = null): the response status is not kept",
+                "finish_detail" to "Koog keeps no incomplete_details: only response.completed becomes a frame",
+                "annotations" to "StreamFrame.TextComplete carries the text only, no annotations",
+                "item_id" to "ToolCallComplete carries the call id only, not the output item's id"),
+        ) { request -> run(request, OpenAIResponsesParams()) },
+    )
 }
 
 private fun run(request: Map<String, Any?>, params: LLMParams): Map<String, Any?> {

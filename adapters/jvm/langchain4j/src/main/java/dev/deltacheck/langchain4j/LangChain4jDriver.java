@@ -40,26 +40,29 @@ public final class LangChain4jDriver {
         model = OpenAiStreamingChatModel.builder().baseUrl(replay.baseUrl() + "/v1").apiKey(Replay.API_KEY)
                 .modelName("gpt-4o").returnThinking(true).timeout(Duration.ofSeconds(8)).build();
         String version = Results.loadedVersion(OpenAiStreamingChatModel.class, "langchain4j-open-ai");
-        List<String> capabilities = List.of("reasoning");
-        Driver.serve(new Driver.Description(Driver.adapterName("langchain4j-openai-chat"), "langchain4j-open-ai", version,
-                List.of("openai-chat"), capabilities,
-                "LangChain4j OpenAiStreamingChatModel.chat(ChatRequest, StreamingChatResponseHandler), the ChatResponse "
-                        + "given to onCompleteResponse; the model's base URL is a loopback server answering with the SSE "
-                        + "bytes, so LangChain4j's own HTTP client and SSE parsing run",
-                Results.protocolNotes("openai-chat", capabilities, Map.of(
-                        "finish_reason", "LangChain4j maps finish_reason onto its own FinishReason enum (tool_calls and "
-                                + "function_call both become TOOL_EXECUTION, an unknown value OTHER), so the provider's value "
-                                + "cannot be read back",
-                        "refusal", "LangChain4j parses a chunk delta into its Delta class, which has no refusal field, so delta.refusal never reaches the AiMessage",
-                        "usage", "OpenAiTokenUsage keeps input, output and total counts and two detail counts, not the "
-                                + "provider's usage object, so the streamed usage cannot be read back",
-                        "multiple_choices", "the streaming response builder assembles one AiMessage; ChatResponse has no choices",
-                        "error", "an error chunk reaches onError as an exception whose provider type and message are not "
-                                + "exposed as fields",
-                        "events", "onCompleteToolCall carries no position in the stream, so a completion's after_chunk "
-                                + "(CONTRACT.md 3.4) cannot be given",
-                        "flags", "a ToolExecutionRequest is (id, name, arguments text): nothing marks arguments that do not parse"))),
-                LangChain4jDriver::run);
+        Driver.serve(args, "langchain4j-open-ai", version,
+                new Driver.Mode(
+                        "chat",
+                        "langchain4j-openai-chat",
+                        "openai-chat",
+                        List.of("reasoning"),
+                        "LangChain4j OpenAiStreamingChatModel.chat(ChatRequest, StreamingChatResponseHandler), the ChatResponse "
+                                + "given to onCompleteResponse; the model's base URL is a loopback server answering with the SSE "
+                                + "bytes, so LangChain4j's own HTTP client and SSE parsing run",
+                        Map.of(
+                                "finish_reason", "LangChain4j maps finish_reason onto its own FinishReason enum (tool_calls and "
+                                        + "function_call both become TOOL_EXECUTION, an unknown value OTHER), so the provider's value "
+                                        + "cannot be read back",
+                                "refusal", "LangChain4j parses a chunk delta into its Delta class, which has no refusal field, so delta.refusal never reaches the AiMessage",
+                                "usage", "OpenAiTokenUsage keeps input, output and total counts and two detail counts, not the "
+                                        + "provider's usage object, so the streamed usage cannot be read back",
+                                "multiple_choices", "the streaming response builder assembles one AiMessage; ChatResponse has no choices",
+                                "error", "an error chunk reaches onError as an exception whose provider type and message are not "
+                                        + "exposed as fields",
+                                "events", "onCompleteToolCall carries no position in the stream, so a completion's after_chunk "
+                                        + "(CONTRACT.md 3.4) cannot be given",
+                                "flags", "a ToolExecutionRequest is (id, name, arguments text): nothing marks arguments that do not parse"),
+                        LangChain4jDriver::run));
     }
 
     private static Map<String, Object> run(Map<String, Object> request) throws Exception {

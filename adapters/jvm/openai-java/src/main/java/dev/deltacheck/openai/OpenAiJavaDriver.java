@@ -48,38 +48,38 @@ public final class OpenAiJavaDriver {
 
     public static void main(String[] args) throws Exception {
         Driver.claimStdout();
-        String mode = args.length > 0 ? args[0] : "";
         replay = Replay.start();
         client = OpenAIOkHttpClient.builder().baseUrl(replay.baseUrl() + "/v1").apiKey(Replay.API_KEY)
                 .maxRetries(0).timeout(Duration.ofSeconds(8)).build();
         String version = Results.loadedVersion(ChatCompletionAccumulator.class, "openai-java-core");
-        if (mode.equals("chat")) {
-            List<String> capabilities = List.of("refusal", "reasoning", "finish_reason", "usage", "error", "multiple_choices");
-            Driver.serve(new Driver.Description(Driver.adapterName("openai-java-chat"), "openai-java", version,
-                    List.of("openai-chat"), capabilities,
-                    "openai-java OpenAIOkHttpClient chat().completions().createStreaming(), each chunk fed to "
-                            + "ChatCompletionAccumulator.accumulate(), then chatCompletion(); the client's base URL is a "
-                            + "loopback server answering with the SSE bytes, so the SDK's own HTTP and SSE parsing run",
-                    Results.protocolNotes("openai-chat", capabilities, Map.of(
-                            "events", "ChatCompletionAccumulator emits no tool-call completion events; it only builds the final ChatCompletion",
-                            "flags", FLAGS_NOTE))),
-                    OpenAiJavaDriver::runChat);
-        } else if (mode.equals("responses")) {
-            List<String> capabilities = List.of("finish_detail", "refusal", "reasoning", "reasoning_signature", "annotations",
-                    "item_id", "custom_tools", "finish_reason", "usage", "error");
-            Driver.serve(new Driver.Description(Driver.adapterName("openai-java-responses"), "openai-java", version,
-                    List.of("openai-responses"), capabilities,
-                    "openai-java OpenAIOkHttpClient responses().createStreaming(), each event fed to "
-                            + "ResponseAccumulator.accumulate(), then response(); the client's base URL is a loopback "
-                            + "server answering with the SSE bytes, so the SDK's own HTTP and SSE parsing run",
-                    Results.protocolNotes("openai-responses", capabilities, Map.of(
-                            "events", "ResponseAccumulator emits no tool-call completion events; it only keeps the terminal Response",
-                            "flags", FLAGS_NOTE))),
-                    OpenAiJavaDriver::runResponses);
-        } else {
-            System.err.println("usage: driver.jar chat|responses");
-            System.exit(2);
-        }
+        List<String> chatCapabilities = List.of("refusal", "reasoning", "finish_reason", "usage", "error", "multiple_choices");
+        List<String> responsesCapabilities = List.of("finish_detail", "refusal", "reasoning", "reasoning_signature",
+                "annotations", "item_id", "custom_tools", "finish_reason", "usage", "error");
+        Driver.serve(args, "openai-java", version,
+                new Driver.Mode(
+                        "chat",
+                        "openai-java-chat",
+                        "openai-chat",
+                        chatCapabilities,
+                        "openai-java OpenAIOkHttpClient chat().completions().createStreaming(), each chunk fed to "
+                                + "ChatCompletionAccumulator.accumulate(), then chatCompletion(); the client's base URL is a "
+                                + "loopback server answering with the SSE bytes, so the SDK's own HTTP and SSE parsing run",
+                        Map.of("events", "ChatCompletionAccumulator emits no tool-call completion events; it only builds "
+                                        + "the final ChatCompletion",
+                                "flags", FLAGS_NOTE),
+                        OpenAiJavaDriver::runChat),
+                new Driver.Mode(
+                        "responses",
+                        "openai-java-responses",
+                        "openai-responses",
+                        responsesCapabilities,
+                        "openai-java OpenAIOkHttpClient responses().createStreaming(), each event fed to "
+                                + "ResponseAccumulator.accumulate(), then response(); the client's base URL is a loopback "
+                                + "server answering with the SSE bytes, so the SDK's own HTTP and SSE parsing run",
+                        Map.of("events", "ResponseAccumulator emits no tool-call completion events; it only keeps the "
+                                        + "terminal Response",
+                                "flags", FLAGS_NOTE),
+                        OpenAiJavaDriver::runResponses));
     }
 
     @SuppressWarnings("unchecked")

@@ -52,20 +52,23 @@ public final class SpringAiDriver {
                         .model("gpt-4o").maxRetries(0).timeout(Duration.ofSeconds(8)).build())
                 .build();
         String version = Results.loadedVersion(OpenAiChatModel.class, "spring-ai-openai");
-        List<String> capabilities = List.of("refusal", "reasoning", "finish_reason", "error");
-        Driver.serve(new Driver.Description(Driver.adapterName("spring-ai-openai-chat"), "spring-ai-openai", version,
-                List.of("openai-chat"), capabilities,
-                "Spring AI OpenAiChatModel.stream(prompt) (openai-java's async client, chunks merged by ChunkMerger), "
-                        + "aggregated by Spring AI's MessageAggregator; the model's base URL is a loopback server answering "
-                        + "with the SSE bytes, so the SDK's own HTTP and SSE parsing run",
-                Results.protocolNotes("openai-chat", capabilities, Map.of(
-                        "multiple_choices", "MessageAggregator aggregates only each ChatResponse's first Generation (getResult()), "
-                                + "so a second choice never reaches the aggregated response",
-                        "usage", "MessageAggregator keeps only the prompt, completion and total token counts (a DefaultUsage "
-                                + "without the provider's usage object), so the streamed usage object cannot be read back",
-                        "events", "OpenAiChatModel.stream() emits ChatResponses, no tool-call completion events",
-                        "flags", "an AssistantMessage.ToolCall is (id, type, name, arguments text): nothing marks arguments that do not parse"))),
-                SpringAiDriver::run);
+        Driver.serve(args, "spring-ai-openai", version,
+                new Driver.Mode(
+                        "chat",
+                        "spring-ai-openai-chat",
+                        "openai-chat",
+                        List.of("refusal", "reasoning", "finish_reason", "error"),
+                        "Spring AI OpenAiChatModel.stream(prompt) (openai-java's async client, chunks merged by ChunkMerger), "
+                                + "aggregated by Spring AI's MessageAggregator; the model's base URL is a loopback server answering "
+                                + "with the SSE bytes, so the SDK's own HTTP and SSE parsing run",
+                        Map.of(
+                                "multiple_choices", "MessageAggregator aggregates only each ChatResponse's first Generation (getResult()), "
+                                        + "so a second choice never reaches the aggregated response",
+                                "usage", "MessageAggregator keeps only the prompt, completion and total token counts (a DefaultUsage "
+                                        + "without the provider's usage object), so the streamed usage object cannot be read back",
+                                "events", "OpenAiChatModel.stream() emits ChatResponses, no tool-call completion events",
+                                "flags", "an AssistantMessage.ToolCall is (id, type, name, arguments text): nothing marks arguments that do not parse"),
+                        SpringAiDriver::run));
     }
 
     private static Map<String, Object> run(Map<String, Object> request) throws Exception {

@@ -27,18 +27,21 @@ public final class DeltacheckBraintrustDriver {
     public static void main(String[] args) throws Exception {
         Driver.claimStdout();
         String version = Results.loadedVersion(BraintrustSpringAI.class, "braintrust-sdk-java");
-        List<String> capabilities = List.of("refusal", "reasoning", "finish_reason", "usage", "multiple_choices");
-        Driver.serve(new Driver.Description(Driver.adapterName("braintrust-java-springai-sse"), "braintrust-sdk-java", version,
-                List.of("openai-chat"), capabilities,
-                "Braintrust Java SDK Spring AI instrumentation: BraintrustSpringAI.reassembleSSEResponse(rawSSE, null, null) "
-                        + "(the OpenAI SSE reassembly its WebClient filter runs on a streamed body) called directly with the "
-                        + "SSE text, its JSON read as a ChatCompletion; it exists only below the HTTP layer",
-                Results.protocolNotes("openai-chat", capabilities, Map.of(
-                        "error", "the reassembled object is a ChatCompletion, which has no error field: a chunk carrying "
-                                + "an error and no choices contributes nothing to it",
-                        "events", "the reassembly runs once over the whole body and emits no tool-call completion events",
-                        "flags", "the reassembled ChatCompletion keeps a call's arguments as text; nothing marks them unparsable"))),
-                DeltacheckBraintrustDriver::run);
+        Driver.serve(args, "braintrust-sdk-java", version,
+                new Driver.Mode(
+                        "chat",
+                        "braintrust-java-springai-sse",
+                        "openai-chat",
+                        List.of("refusal", "reasoning", "finish_reason", "usage", "multiple_choices"),
+                        "Braintrust Java SDK Spring AI instrumentation: BraintrustSpringAI.reassembleSSEResponse(rawSSE, null, null) "
+                                + "(the OpenAI SSE reassembly its WebClient filter runs on a streamed body) called directly with the "
+                                + "SSE text, its JSON read as a ChatCompletion; it exists only below the HTTP layer",
+                        Map.of(
+                                "error", "the reassembled object is a ChatCompletion, which has no error field: a chunk carrying "
+                                        + "an error and no choices contributes nothing to it",
+                                "events", "the reassembly runs once over the whole body and emits no tool-call completion events",
+                                "flags", "the reassembled ChatCompletion keeps a call's arguments as text; nothing marks them unparsable"),
+                        DeltacheckBraintrustDriver::run));
     }
 
     @SuppressWarnings("unchecked")
