@@ -32,3 +32,12 @@ def test_every_deltacheck_command_and_option_the_readme_shows_exists():
         assert help_text.exit_code == 0, f"`deltacheck {command}` in README.md: {help_text.output}"
         for option in re.findall(r"(?<![\w-])(--[a-z-]+)", rest):
             assert option in help_text.output, f"README.md shows `deltacheck {command} {option}`; --help does not list it"
+
+
+def test_every_harness_file_the_documents_name_exists():
+    documents = [*DOCUMENTS, "CONTRIBUTING.md", "CONTRACT.md", "docs/ARCHITECTURE.md"]
+    named = {(doc, path) for doc in documents
+             for path in re.findall(r"\bharness/[\w./]*\w", (CHECKOUT / doc).read_text())}
+    assert len(named) > 5
+    missing = sorted((doc, path) for doc, path in named if not (CHECKOUT / path).exists())
+    assert missing == []
