@@ -4,6 +4,9 @@
 exact body with its line structure (so redaction can rewrite the `data` values in place and keep
 the framing). Anything that is not one of these formats, mixes protocols, is truncated or is empty
 raises `BadCapture` with one line saying what was expected and where the input stopped matching.
+
+Every registered protocol is asked: its package's `capture` module says which chunks are its own,
+and its framing which data line (if any) ends its streams.
 """
 
 from __future__ import annotations
@@ -13,13 +16,12 @@ import binascii
 import json
 import re
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
-from deltacheck.protocols import render_stream
-
-ANTHROPIC_EVENTS = {"message_start", "content_block_start", "content_block_delta", "content_block_stop",
-                    "message_delta", "message_stop", "ping"}
+from deltacheck.protocols import PROTOCOLS, all_protocols, protocol, render_stream
 
 
 class BadCapture(Exception):
@@ -121,8 +123,7 @@ def _read_jsonl(path: Path, text: str) -> Capture:
             continue
         chunks.append(_json_object(line, f"{path}: line {number}", "expected one chunk per line"))
         numbers.append(f"line {number}")
-    protocol = detect_protocol(chunks, numbers, str(path))
-    return Capture("jsonl", protocol, chunks)
+    return Capture("jsonl", detect_protocol(chunks, numbers, str(path)), chunks)
 
 
 # -- SSE -----------------------------------------------------------------------------------------
@@ -151,7 +152,7 @@ def _read_sse(path: Path | str, text: str, where: str) -> Capture:
     events: list[SseEvent] = []
     current: list[int] = []
     kind, first = "", None
-    done_at = None
+    done_at = terminator = None
     for number, line in enumerate(lines, 1):
         if line.text == "" and line.ending != "":
             line.field = None
@@ -174,29 +175,33 @@ def _read_sse(path: Path | str, text: str, where: str) -> Capture:
             kind = line.value
     if current:
         raise BadCapture(f"{where}: truncated: the event at line {first} is not closed by a blank line")
+    terminators = {p.framing.terminator for p in all_protocols()} - {None}
     chunks, carriers, labels = [], [], []
     for event in events:
         data = event.data(lines)
-        if data == "[DONE]":
-            done_at = event.line_number
+        if data in terminators:
+            done_at, terminator = event.line_number, data
             continue
         if done_at is not None:
-            raise BadCapture(f"{where}: line {event.line_number}: an event after `data: [DONE]` (line {done_at})")
+            raise BadCapture(f"{where}: line {event.line_number}: an event after `data: {terminator}` (line {done_at})")
         chunks.append(_json_object(data, f"{where}: line {event.line_number}: the event's data",
                                    "expected one chunk per event"))
         carriers.append(event)
         labels.append(f"line {event.line_number}")
     if not chunks:
         raise BadCapture(f"{where}: no event carries a JSON chunk; expected `data: {{...}}` lines separated by blank lines")
-    protocol = detect_protocol(chunks, labels, where)
-    if done_at is not None and protocol != "openai-chat":
-        raise BadCapture(f"{where}: line {done_at}: `data: [DONE]` ends only an openai-chat stream, this is {protocol}")
+    name = detect_protocol(chunks, labels, where)
+    own_terminator = protocol(name).framing.terminator
+    if done_at is not None and terminator != own_terminator:
+        ended = _one_of([p.name for p in all_protocols() if p.framing.terminator == terminator])
+        raise BadCapture(f"{where}: line {done_at}: `data: {terminator}` ends only an {ended} stream, this is {name}")
     for event, chunk in zip(carriers, chunks):
         if event.event_type not in ("message", chunk.get("type")):
             raise BadCapture(f"{where}: line {event.line_number}: `event: {event.event_type}` names another type "
                              f"than its data ({chunk.get('type')!r})")
-    stream_end = "terminator" if done_at is not None or protocol != "openai-chat" else "eof"
-    return Capture("sse", protocol, chunks, stream_end, lines, carriers, bom)
+    # A stream of a protocol that has a terminator, captured without it, ended at EOF.
+    stream_end = "terminator" if done_at is not None or own_terminator is None else "eof"
+    return Capture("sse", name, chunks, stream_end, lines, carriers, bom)
 
 
 # -- HAR -----------------------------------------------------------------------------------------
@@ -232,33 +237,40 @@ def _read_har(path: Path, document: dict[str, Any]) -> Capture:
 # -- protocol ------------------------------------------------------------------------------------
 
 
+@cache
+def _recognisers() -> list[tuple[str, ModuleType]]:
+    """(name, capture rules) of every protocol: first those whose chunks name their type (a typed chunk
+    may also have the shape an untyped protocol's chunks are known by), each group in the registry's order."""
+    parts = [(p.name, p.part("capture")) for p in all_protocols()]
+    return sorted(parts, key=lambda part: not part[1].TYPED)
+
+
 def chunk_protocol(chunk: dict[str, Any]) -> str | None:
-    kind = chunk.get("type")
-    if isinstance(kind, str) and (kind.startswith("response.") or kind == "error" and "sequence_number" in chunk):
-        return "openai-responses"
-    if kind in ANTHROPIC_EVENTS or kind == "error" and isinstance(chunk.get("error"), dict):
-        return "anthropic-messages"
-    if "choices" in chunk or chunk.get("object") == "chat.completion.chunk":
-        return "openai-chat"
-    if isinstance(chunk.get("error"), dict):
-        return "openai-chat"  # an error frame in a Chat Completions stream
-    return None
+    return next((name for name, rules in _recognisers() if rules.recognises(chunk)), None)
+
+
+def _is_error_frame(chunk: dict[str, Any]) -> bool:
+    return any(rules.is_error_frame(chunk) for _, rules in _recognisers())
+
+
+def _one_of(names: list[str]) -> str:
+    return ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else "".join(names)
 
 
 def detect_protocol(chunks: list[dict[str, Any]], labels: list[str], where: str) -> str:
     """The one protocol every chunk belongs to; an unknown or mixed chunk is named."""
-    protocol = None
+    found = None
     for chunk, label in zip(chunks, labels):
         this = chunk_protocol(chunk)
         if this is None:
             raise BadCapture(f"{where}: {label}: a chunk of no known protocol (keys {', '.join(sorted(chunk)[:6])}); "
-                             "expected openai-chat, openai-responses or anthropic-messages")
-        if protocol is None:
-            protocol = this
-        elif this != protocol:
+                             f"expected {_one_of(list(PROTOCOLS))}")
+        if found is None:
+            found = this
+        elif this != found:
             # An error frame alone reads as another protocol's; it belongs to the stream it is in.
-            if chunk.get("type") == "error" or (set(chunk) <= {"error"}):
+            if _is_error_frame(chunk):
                 continue
-            raise BadCapture(f"{where}: {label}: this chunk is {this}, but the stream began as {protocol}; "
+            raise BadCapture(f"{where}: {label}: this chunk is {this}, but the stream began as {found}; "
                              "a capture holds one stream")
-    return protocol
+    return found
