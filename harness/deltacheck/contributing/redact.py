@@ -17,6 +17,10 @@ cut again at the original points. Values under structural keys (`type`, `role`, 
 finish reasons, ...) are kept; with `keep_text` free text (message text, reasoning, tool-argument
 values) is kept too, while ids, model names and fingerprints are still replaced. Whatever looks like
 an API key or a bearer token is overwritten in every mode.
+
+Which fields hold structure, free text and ids, the prefixes ids carry, and where a tool call's argument
+text arrives in fragments are each protocol's own (`redaction` in its package); the substitution here
+is the same for every protocol.
 """
 
 from __future__ import annotations
@@ -28,23 +32,22 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
+from deltacheck import protocols
+
+# Every protocol's vocabulary applies to every stream (redaction has always read one vocabulary for all):
+# a field is redacted alike in whichever protocol's stream it turns up, a gateway's mix included.
+_VOCABULARIES = [p.part("redaction") for p in protocols.all_protocols()]
 # Values under these keys are the stream's structure, not content: never replaced.
-STRUCTURAL_KEYS = frozenset({
-    "type", "object", "role", "name", "finish_reason", "stop_reason", "status", "code", "reason", "service_tier",
-    "tool_choice", "truncation", "phase", "effort", "verbosity", "event", "format", "encoding_format",
-    "background", "parallel_tool_calls", "store",
-})
+STRUCTURAL_KEYS = frozenset().union(*(v.STRUCTURAL_KEYS for v in _VOCABULARIES))
 # Free text the contributor may own (kept with keep_text).
-TEXT_KEYS = frozenset({
-    "content", "text", "delta", "refusal", "reasoning_content", "reasoning", "thinking", "message", "instructions",
-    "description", "cited_text", "title", "summary", "input", "arguments", "partial_json", "data", "signature",
-    "encrypted_content",
-})
-# Identifiers: a meaningful prefix is kept, the rest replaced.
-ID_KEYS = frozenset({"id", "item_id", "call_id", "tool_use_id", "response_id", "previous_response_id",
-                     "system_fingerprint", "file_id", "container_id", "conversation_id"})
-MEANINGFUL_PREFIXES = ("chatcmpl-", "srvtoolu_", "toolu_", "call_", "resp_", "msg_", "ctc_", "fc_", "rs_", "ws_",
-                       "fp_", "req_", "ig_", "mcp_", "ci_", "cfile_", "file-", "file_")
+TEXT_KEYS = frozenset().union(*(v.TEXT_KEYS for v in _VOCABULARIES))
+# Identifiers: a meaningful prefix is kept (the longest, should one extend another), the rest replaced.
+ID_KEYS = frozenset().union(*(v.ID_KEYS for v in _VOCABULARIES))
+MEANINGFUL_PREFIXES = tuple(sorted({p for v in _VOCABULARIES for p in v.ID_PREFIXES}, key=lambda p: (-len(p), p)))
+# A tool call's whole argument JSON text (a string), and arguments already parsed (an object whose keys are the tool's).
+ARGUMENT_TEXT_KEYS = frozenset().union(*(v.ARGUMENT_TEXT_KEYS for v in _VOCABULARIES))
+TOOL_INPUT_KEYS = frozenset().union(*(v.TOOL_INPUT_KEYS for v in _VOCABULARIES))
+
 SECRET = re.compile(
     r"(?:sk-(?:proj-|ant-(?:[a-z]+\d*-)?|svcacct-)?[A-Za-z0-9_\-]{20,}"
     r"|(?i:bearer)\s+[A-Za-z0-9._~+/\-]{16,}=*"
@@ -226,9 +229,9 @@ class Redactor:
         for k, v in value.items():
             if k in done:
                 out[k] = done[k]
-            elif k in ("arguments", "partial_json") and isinstance(v, str):
+            elif k in ARGUMENT_TEXT_KEYS and isinstance(v, str):
                 out[k] = self.arguments(v)  # a whole text (a done event, an output item)
-            elif k in ("arguments", "input") and isinstance(v, (dict, list)):
+            elif k in TOOL_INPUT_KEYS and isinstance(v, (dict, list)):
                 out[k] = self.json_value(v)  # its keys are the tool's, never the stream's structure
             else:
                 out[k] = self.walk(v, k)
@@ -237,42 +240,12 @@ class Redactor:
         return out
 
 
-def _argument_fragments(protocol: str, chunks: list[Any]) -> Iterator[tuple[tuple, Any, str]]:
-    """(call key, holder dict, key) for each fragment of tool-call argument text, in stream order."""
-    if protocol == "openai-chat":
-        for chunk in chunks:
-            for choice in chunk.get("choices") or [] if isinstance(chunk, dict) else []:
-                delta = choice.get("delta") if isinstance(choice, dict) else None
-                if not isinstance(delta, dict):
-                    continue
-                for call in delta.get("tool_calls") or [] if isinstance(delta.get("tool_calls"), list) else []:
-                    fn = call.get("function") if isinstance(call, dict) else None
-                    if isinstance(fn, dict) and isinstance(fn.get("arguments"), str):
-                        yield ("call", choice.get("index"), call.get("index")), fn, "arguments"
-                fc = delta.get("function_call")
-                if isinstance(fc, dict) and isinstance(fc.get("arguments"), str):
-                    yield ("function_call", choice.get("index")), fc, "arguments"
-    elif protocol == "openai-responses":
-        for chunk in chunks:
-            if chunk.get("type") == "response.function_call_arguments.delta" and isinstance(chunk.get("delta"), str):
-                yield ("item", chunk.get("item_id"), chunk.get("output_index")), chunk, "delta"
-    else:
-        opened: dict[Any, int] = {}
-        for position, chunk in enumerate(chunks):
-            if chunk.get("type") == "content_block_start":
-                opened[chunk.get("index")] = position
-            delta = chunk.get("delta")
-            if (chunk.get("type") == "content_block_delta" and isinstance(delta, dict)
-                    and isinstance(delta.get("partial_json"), str)):
-                yield ("block", chunk.get("index"), opened.get(chunk.get("index"))), delta, "partial_json"
-
-
 def redact_chunks(protocol: str, chunks: list[Any], cipher: Cipher, keep_text: bool = False) -> list[Any]:
     """The chunks redacted (a new list; the input is not changed)."""
     redactor = Redactor(cipher, keep_text)
     # Argument fragments first: each call's fragments are read as one JSON text, then cut where they were.
     calls: dict[tuple, list[tuple[Any, str]]] = {}
-    for call, holder, key in _argument_fragments(protocol, chunks):
+    for call, holder, key in protocols.protocol(protocol).part("redaction").argument_fragments(chunks):
         calls.setdefault(call, []).append((holder, key))
     for pieces in calls.values():
         for text, places in _runs(pieces):

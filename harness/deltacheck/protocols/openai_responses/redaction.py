@@ -1,0 +1,32 @@
+"""What redaction (`deltacheck import`) knows of Responses events: which fields hold the stream's
+structure, free text and ids, and where a function call's argument text arrives in fragments."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+# Values that are the stream's structure, not content: never replaced. The `response` object echoes the
+# request's settings (tool_choice, truncation, store, ...).
+STRUCTURAL_KEYS = frozenset({
+    "type", "object", "role", "name", "status", "code", "reason", "service_tier", "tool_choice", "truncation", "phase",
+    "effort", "verbosity", "event", "format", "encoding_format", "background", "parallel_tool_calls", "store",
+})
+# Free text the contributor may own (kept with keep_text).
+TEXT_KEYS = frozenset({
+    "content", "text", "delta", "refusal", "message", "instructions", "description", "title", "summary", "input",
+    "arguments", "encrypted_content",
+})
+# Identifiers, and the prefixes that say what they identify (kept; the rest of an id is replaced).
+ID_KEYS = frozenset({"id", "item_id", "call_id", "response_id", "previous_response_id", "file_id", "container_id",
+                     "conversation_id"})
+ID_PREFIXES = ("resp_", "msg_", "call_", "fc_", "ctc_", "rs_", "ws_", "ig_", "mcp_", "ci_", "cfile_", "file-")
+# A whole argument text (string, in a done event or an output item), and arguments sent already parsed.
+ARGUMENT_TEXT_KEYS = frozenset({"arguments"})
+TOOL_INPUT_KEYS = frozenset({"arguments"})
+
+
+def argument_fragments(chunks: list[Any]) -> Iterator[tuple[tuple, Any, str]]:
+    """(call key, holder dict, key) for each fragment of function-call argument text, in stream order."""
+    for chunk in chunks:
+        if chunk.get("type") == "response.function_call_arguments.delta" and isinstance(chunk.get("delta"), str):
+            yield ("item", chunk.get("item_id"), chunk.get("output_index")), chunk, "delta"
