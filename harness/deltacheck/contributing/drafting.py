@@ -17,6 +17,7 @@ from deltacheck.corpus.loader import Corpus
 from deltacheck.errors import AssemblyError
 from deltacheck.adequacy.fuzz import format_fixture, new_fixture_id
 from deltacheck.locations import PACKAGE_DIR
+from deltacheck import protocols
 from deltacheck.contributing.redact import Cipher, redact_chunks, rewrite_data, scrub_secrets, secret_locations
 from deltacheck.reference import assemble
 
@@ -24,42 +25,6 @@ UNREVIEWED = ("the expected result was drafted by the reference assembler ({how}
               "against the provider's documented stream semantics (cite the documentation in provenance.source or "
               "comment; where the provider leaves the outcome open, declare implementation_defined), set the title "
               "and tags, then delete this field")
-
-# A minimal stream per protocol for `deltacheck new`: one text answer, finished, as the provider documents it.
-SCAFFOLD_CHUNKS = {
-    "openai-chat": [
-        {"id": "chatcmpl-TODO", "object": "chat.completion.chunk", "created": 0, "model": "TODO",
-         "choices": [{"index": 0, "delta": {"role": "assistant", "content": "TODO"}, "finish_reason": None}]},
-        {"id": "chatcmpl-TODO", "object": "chat.completion.chunk", "created": 0, "model": "TODO",
-         "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
-    ],
-    "openai-responses": [
-        {"type": "response.created", "sequence_number": 0,
-         "response": {"id": "resp_TODO", "object": "response", "status": "in_progress", "output": []}},
-        {"type": "response.output_item.added", "sequence_number": 1, "output_index": 0,
-         "item": {"id": "msg_TODO", "type": "message", "status": "in_progress", "role": "assistant", "content": []}},
-        {"type": "response.content_part.added", "sequence_number": 2, "item_id": "msg_TODO", "output_index": 0,
-         "content_index": 0, "part": {"type": "output_text", "text": "", "annotations": []}},
-        {"type": "response.output_text.delta", "sequence_number": 3, "item_id": "msg_TODO", "output_index": 0,
-         "content_index": 0, "delta": "TODO"},
-        {"type": "response.completed", "sequence_number": 4,
-         "response": {"id": "resp_TODO", "object": "response", "status": "completed", "output": [
-             {"id": "msg_TODO", "type": "message", "status": "completed", "role": "assistant",
-              "content": [{"type": "output_text", "text": "TODO", "annotations": []}]}]}},
-    ],
-    "anthropic-messages": [
-        {"type": "message_start", "message": {"id": "msg_TODO", "type": "message", "role": "assistant", "model": "TODO",
-                                              "content": [], "stop_reason": None, "stop_sequence": None,
-                                              "usage": {"input_tokens": 1, "output_tokens": 1}}},
-        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
-        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "TODO"}},
-        {"type": "content_block_stop", "index": 0},
-        {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-         "usage": {"output_tokens": 1}},
-        {"type": "message_stop"},
-    ],
-}
-
 
 class DraftFailed(Exception):
     """The draft cannot be written; the message says why (nothing was written)."""
@@ -95,7 +60,8 @@ def draft_from_capture(corpus: Corpus, path: Path, *, title: str | None, tags: t
 
 
 def draft_new(corpus: Corpus, protocol: str, title: str, tags: tuple[str, ...], source: str | None) -> dict[str, Any]:
-    chunks = json.loads(json.dumps(SCAFFOLD_CHUNKS[protocol]))
+    """A scaffold: the protocol's minimal stream (`SCAFFOLD_CHUNKS` of its `drafting` module) to replace."""
+    chunks = json.loads(json.dumps(protocols.protocol(protocol).part("drafting").SCAFFOLD_CHUNKS))
     _, expected = _outcome(corpus, protocol, chunks, Path("(scaffold)"))
     return {
         "id": new_fixture_id(corpus),
