@@ -14,6 +14,7 @@ from typing import Any
 
 from deltacheck.judge.compare import pretty
 from deltacheck.model import Fixture
+from deltacheck.protocols import protocol
 from deltacheck.protocols.sse import encode_chunk
 from deltacheck.judge.verdict import Verdict
 
@@ -40,9 +41,11 @@ def _provenance(fixture: Fixture) -> str:
 
 
 def _stream_end(fixture: Fixture) -> str | None:
-    if fixture.protocol != "openai-chat":
+    """What follows the chunks on the wire, for a protocol whose streams end with a terminator (Chat's `[DONE]`)."""
+    terminator = protocol(fixture.protocol).framing.terminator
+    if terminator is None:
         return None
-    return "[DONE]" if fixture.stream_end == "terminator" else "(connection closes without [DONE])"
+    return terminator if fixture.stream_end == "terminator" else f"(connection closes without {terminator})"
 
 
 # -- plain text ----------------------------------------------------------------------------------
