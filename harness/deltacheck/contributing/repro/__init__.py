@@ -18,23 +18,14 @@ from pathlib import Path
 from deltacheck.judge.compare import pretty
 from deltacheck.model import Fixture
 from deltacheck.driver.messages import run_request
+from deltacheck.protocols import protocol
 
 TEMPLATES = Path(__file__).resolve().parent
 # Printed on the line before the assembled result, so a reader (or a test) can find it after
 # whatever the library itself writes to stdout.
 MARKER = "--- what the library assembled (deltacheck canonical form) ---"
 
-# The provider's own SDK in each language: the adapter --repro uses when none is named.
 REPRO_LANGUAGES = ("python", "node")  # one template each, beside this file
-
-DEFAULT_ADAPTERS = {
-    ("python", "openai-chat"): "openai-python-chat",
-    ("python", "openai-responses"): "openai-python-responses",
-    ("python", "anthropic-messages"): "anthropic-python",
-    ("node", "openai-chat"): "openai-node-chat",
-    ("node", "openai-responses"): "openai-node-responses",
-    ("node", "anthropic-messages"): "anthropic-node",
-}
 
 
 class ReproUnavailable(Exception):
@@ -46,7 +37,7 @@ def reproduction(fixture: Fixture, citation: str, language: str, adapter_name: s
     from deltacheck.adapter import registered_adapters
     from deltacheck.driver.external import ExternalAdapter
 
-    name = adapter_name or DEFAULT_ADAPTERS[(language, fixture.protocol)]
+    name = adapter_name or _default_adapter(fixture, language)
     registry = registered_adapters()
     factory = registry.get(name)
     if not isinstance(factory, ExternalAdapter):
@@ -81,6 +72,16 @@ def reproduction(fixture: Fixture, citation: str, language: str, adapter_name: s
     else:
         fields.update(_node(fixture, manifest, request.sse))
     return _fill((TEMPLATES / f"{language}.tmpl").read_text(encoding="utf-8"), fields)
+
+
+def _default_adapter(fixture: Fixture, language: str) -> str:
+    """The provider's own SDK in that language, as the fixture's protocol package names it (`reproduction`)."""
+    declared = protocol(fixture.protocol).optional_part("reproduction")
+    name = declared.DEFAULT_ADAPTERS.get(language) if declared is not None else None
+    if name is None:
+        raise ReproUnavailable(f"fixture {fixture.id} is {fixture.protocol}, for which no bundled {language} adapter is "
+                               "the default; name one with --adapter")
+    return name
 
 
 def _hello(factory):
