@@ -19,13 +19,7 @@ PROTOCOL_NAMES = re.compile("|".join(re.escape(name) for name in (*REGISTRY, *PA
 MOST_MODULES_PER_FOLDER = 15
 # Modules whose protocol knowledge has not moved into the protocol packages yet (each fails strictly
 # as expected: once one is clean, it must leave this list).
-PENDING = {
-    "contributing/capture.py",
-    "contributing/drafting.py",
-    "contributing/explain.py",
-    "contributing/redact.py",
-    "contributing/repro/__init__.py",
-}
+PENDING: set[str] = set()
 
 
 def _harness_files(suffixes: tuple[str, ...] = (".py",)) -> list[Path]:
