@@ -170,6 +170,8 @@ BAD_CAPTURES = {
     "mixed.sse": (b'data: {"object":"chat.completion.chunk","choices":[]}\n\n'
                   b'event: message_stop\ndata: {"type":"message_stop"}\n\n', "line 3: this chunk is anthropic-messages, but the stream began as openai-chat"),
     "unknown.jsonl": (b'{"hello": 1}\n', "line 1: a chunk of no known protocol"),
+    "list-type.sse": (b'data: {"type": ["message_start"]}\n\n', "line 1: a chunk of no known protocol"),
+    "object-type.sse": (b'data: {"type": {"a": 1}}\n\n', "line 1: a chunk of no known protocol"),
     "bad.jsonl": (b'{"object":"chat.completion.chunk","choices":[]}\n{nope\n', "line 2 is not a JSON object"),
     "after-done.sse": (b'data: {"object":"chat.completion.chunk","choices":[]}\n\ndata: [DONE]\n\n'
                        b'data: {"object":"chat.completion.chunk","choices":[]}\n\n', "after `data: [DONE]`"),

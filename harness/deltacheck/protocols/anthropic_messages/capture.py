@@ -13,7 +13,7 @@ TYPED = True
 def recognises(chunk: dict[str, Any]) -> bool:
     """One of the Messages events, or the `error` event (with an `error` object) a Messages stream sends."""
     kind = chunk.get("type")
-    return kind in EVENTS or kind == "error" and isinstance(chunk.get("error"), dict)
+    return isinstance(kind, str) and (kind in EVENTS or kind == "error" and isinstance(chunk.get("error"), dict))
 
 
 def is_error_frame(chunk: dict[str, Any]) -> bool:
