@@ -17,18 +17,14 @@ from deltacheck.protocols import PACKAGES, REGISTRY
 PACKAGE = Path(__file__).resolve().parent.parent / "harness" / "deltacheck"
 PROTOCOL_NAMES = re.compile("|".join(re.escape(name) for name in (*REGISTRY, *PACKAGES)))
 MOST_MODULES_PER_FOLDER = 15
-# Modules whose protocol knowledge has not moved into the protocol packages yet (each fails strictly
-# as expected: once one is clean, it must leave this list).
-PENDING: set[str] = set()
 
 
 def _harness_files(suffixes: tuple[str, ...] = (".py",)) -> list[Path]:
     return sorted(path for path in PACKAGE.rglob("*") if path.suffix in suffixes and "__pycache__" not in path.parts)
 
 
-def _outside_protocols() -> list:
-    return [pytest.param(path, marks=pytest.mark.xfail(reason="not moved yet")) if str(path.relative_to(PACKAGE)) in PENDING
-            else path for path in _harness_files((".py", ".tmpl")) if path.relative_to(PACKAGE).parts[0] != "protocols"]
+def _outside_protocols() -> list[Path]:
+    return [path for path in _harness_files((".py", ".tmpl")) if path.relative_to(PACKAGE).parts[0] != "protocols"]
 
 
 def _module_name(path: Path) -> str:

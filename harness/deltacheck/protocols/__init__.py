@@ -8,8 +8,9 @@ no other module of the harness names a protocol. A package holds:
     reference.py     Assembler: the strict reference assembler (CONTRACT.md, the protocol's section)
 
 and the modules the concerns of the harness look up through `Protocol.part(...)`: its mutants,
-re-chunking and perturbation strategies, long-stream shapes, capture and redaction rules, drafting
-templates, and its counterparts for gateway translation and stream validity. Adding a protocol is
+re-chunking edits and unknown event, long-stream layouts, capture and redaction rules, drafting
+scaffold, reproduction defaults, and its sides of gateway translation, stream validity and client
+requests (docs/ARCHITECTURE.md lists each module with what it must define). Adding a protocol is
 adding one package and its name to `PACKAGES` below, plus its fixtures, its chunk schema (a
 `$defs` entry of corpus/schema/chunks.schema.json), its CONTRACT.md section and its adapters.
 """
