@@ -10,7 +10,8 @@ it, each call arms and disarms its own timer.
 
 from __future__ import annotations
 
-import _signal  # the C module: its getsignal skips the enum conversion `signal.getsignal` adds per call
+# The C module, for which typeshed has no stubs: its getsignal skips the enum conversion `signal.getsignal` adds per call.
+import _signal  # type: ignore[import-not-found]
 import os
 import signal
 import time
