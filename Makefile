@@ -23,6 +23,7 @@ report: $(STAMP)
 	$(VENV)/bin/deltacheck score
 
 test: $(STAMP)
+	$(VENV)/bin/mypy
 	$(VENV)/bin/pytest
 
 lint: $(STAMP)

@@ -81,7 +81,8 @@ class _Commands(click.Group):
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         names = self.list_commands(ctx)
         limit = formatter.width - 6 - max(map(len, names))
-        rows = [(name, click.utils.make_default_short_help(COMMANDS[name][2], limit) if name in COMMANDS
+        # A command not imported yet is shortened from its summary as click shortens a docstring.
+        rows = [(name, click.Command(name, help=COMMANDS[name][2]).get_short_help_str(limit) if name in COMMANDS
                  else self.commands[name].get_short_help_str(limit)) for name in names]
         with formatter.section("Commands"):
             formatter.write_dl(rows)

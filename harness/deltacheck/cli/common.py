@@ -8,7 +8,7 @@ import os
 import shlex
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 import click
 
@@ -19,8 +19,8 @@ from deltacheck.driver.subprocess_adapter import DEFAULT_STARTUP_TIMEOUT, Subpro
 # Library and fixture text is never parsed as markup (a message may contain "[/choices]"): colour
 # is given explicitly, as in `say`. The consoles `err` and `out` are made on first use (see
 # `__getattr__`): `lint` prints plain lines and need not import rich.
-CONSOLES = {"err": {"stderr": True, "highlight": False, "markup": False},
-            "out": {"highlight": False, "soft_wrap": True, "markup": False}}
+CONSOLES: dict[str, dict[str, Any]] = {"err": {"stderr": True, "highlight": False, "markup": False},
+                                      "out": {"highlight": False, "soft_wrap": True, "markup": False}}
 
 
 def __getattr__(name: str):
@@ -102,6 +102,7 @@ def open_adapter(adapter_name: str | None, adapter_cmd: str | None, startup_time
         raise click.UsageError("give exactly one of --adapter NAME and --adapter-cmd COMMAND")
     if adapter_cmd is not None:
         return SubprocessAdapter(split_command(adapter_cmd), startup_timeout=startup_timeout)
+    assert adapter_name is not None  # exactly one of the two was given, and it was not --adapter-cmd
     try:
         return get_adapter(adapter_name)
     except (UnknownAdapter, BadAdapterSpec) as exc:

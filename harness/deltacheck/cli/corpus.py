@@ -40,14 +40,14 @@ def serve(corpus_dir: Path, port: int) -> None:
     """Serve every fixture as SSE on 127.0.0.1, for clients in any language."""
     import time
 
-    from deltacheck.running.serve import start_server
+    from deltacheck.running.serve import LOOPBACK, start_server
 
     corpus = load_corpus(corpus_dir)
     try:
         server = start_server(corpus.fixtures, port, log=lambda line: console("err").print(line, markup=False, highlight=False))
     except OSError as exc:  # most often: the port is in use
         raise click.ClickException(f"--port {port}: cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}") from None
-    host, bound = server.server_address[:2]
+    host, bound = LOOPBACK, server.server_port  # the address start_server bound, and the port it got
     example = corpus.fixtures[0].id if corpus.fixtures else "DC-XXXX"
     console("err").print(f"serving {len(corpus.fixtures)} fixtures; base URL http://{host}:{bound}/<FIXTURE-ID>/v1 "
               f"(e.g. http://{host}:{bound}/{example}/v1); Ctrl-C stops", markup=False, highlight=False)

@@ -26,6 +26,7 @@ def check_expectations(path: Path, expectations: Expectations | None, adapter_na
         write_expectations(path, adapter_name, corpus.version, verdicts, expectations)
         err.print(f"wrote {path}: expected verdicts of {adapter_name} on {len(verdicts)} fixture(s)", markup=False)
         return 0
+    assert expectations is not None  # the file is read unless --update-expectations creates it, handled above
     comparison = compare_verdicts(expectations, verdicts)
     for difference in comparison.differences:
         err.print(f"{difference}", markup=False)
@@ -38,7 +39,7 @@ def check_expectations(path: Path, expectations: Expectations | None, adapter_na
     if comparison.clean:
         err.print(f"as expected: {expected} verdict(s) match {path}", markup=False)
         return 0
-    kinds = {}
+    kinds: dict[str, int] = {}
     for difference in comparison.differences:
         kinds[difference.kind] = kinds.get(difference.kind, 0) + 1
     err.print(f"not as expected: {', '.join(f'{n} {kind}' for kind, n in kinds.items())}; {expected} match {path}",

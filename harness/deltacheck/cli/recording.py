@@ -34,13 +34,13 @@ def run_and_record(adapter, corpus: Corpus, protocols: set[str], ids: set[str], 
         writer = ResultsWriter(handle)
         writer.header(tool="deltacheck", tool_version=deltacheck.__version__, corpus_version=corpus.version,
                       contract_version=deltacheck.CONTRACT_VERSION, adapter=adapter.describe(), timeout=timeout)
-        for record in problem_records(adapter.name, corpus, spoken, ids):
-            writer.record(record)
-            if record.get("fixture"):
-                verdicts[record["fixture"]] = record["verdict"]
-            if record.get("protocol"):
-                by_protocol.setdefault(record["protocol"], Counter())["skip"] += 1
-            say("skip", "yellow", f"{record['path']}: {record['message']}")
+        for problem in problem_records(adapter.name, corpus, spoken, ids):
+            writer.record(problem)
+            if problem.get("fixture"):
+                verdicts[problem["fixture"]] = problem["verdict"]
+            if problem.get("protocol"):
+                by_protocol.setdefault(problem["protocol"], Counter())["skip"] += 1
+            say("skip", "yellow", f"{problem['path']}: {problem['message']}")
         interrupted = False
         progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                             TextColumn("{task.fields[current]}"), console=err, transient=True,

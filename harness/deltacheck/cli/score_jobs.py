@@ -15,7 +15,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import click
 
@@ -54,7 +54,7 @@ class AdapterScore:
         return f"{self.name}: {passed} / {scored} passed" + (f" ({others})" if others else "") + f"{fuzz}; {self.seconds:.1f} s"
 
 
-def score_adapters(factories: dict[str, Callable[[], Any]], corpus: Corpus, results_dir: Path, timeout: float,
+def score_adapters(factories: Mapping[str, Callable[[], Any]], corpus: Corpus, results_dir: Path, timeout: float,
                    max_timeouts: int, examples: int, jobs: int | None, gateways: GatewayPhase | None = None
                    ) -> tuple[list[str], list[str], list[Path]]:
     """Run every adapter (environment, fixtures, fuzzing) and the gateway phase, `jobs` at a time.
@@ -105,7 +105,7 @@ class GatewaysScore:
 
 @dataclass
 class _AdapterJob:
-    factories: dict[str, Callable[[], Any]]
+    factories: Mapping[str, Callable[[], Any]]
     corpus: Corpus
     results_dir: Path
     timeout: float
@@ -142,6 +142,7 @@ class _AdapterJob:
     def _gateways(self, quiet: bool) -> GatewaysScore:
         """One job for every gateway: each starts once for all its routes. In a worker its console
         output is passed on line by line, as the gateway runner says why a route did not run only there."""
+        assert self.gateways is not None  # the gateway job is only queued when there is a gateway phase
         began = time.perf_counter()
         dropped, wrapped = err.file, err.soft_wrap
         if quiet:  # whole lines: each is passed on with the job's name in front
@@ -165,7 +166,7 @@ class _Display:
     def __init__(self, names: list[str], jobs: int, corpus: Corpus) -> None:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-        self.outcomes: list[AdapterScore] = []
+        self.outcomes: list[AdapterScore | GatewaysScore] = []
         self._running: list[str] = []
         self._progress = Progress(TextColumn("adapters"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                                   TextColumn("{task.fields[running]}"), console=err, transient=True,

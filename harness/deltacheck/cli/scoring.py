@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from functools import partial
 from pathlib import Path
+from typing import Sequence
 
 import click
 
@@ -218,7 +219,8 @@ def _is_adapter_results(path: Path) -> bool:
 
 
 def _write_report(files: list[Path], corpus: Corpus, output: Path, junit_path: Path | None,
-                  mutation_file: Path | None = None, fuzz_files: list[Path] = (), cost_files: list[Path] = ()) -> None:
+                  mutation_file: Path | None = None, fuzz_files: Sequence[Path] = (),
+                  cost_files: Sequence[Path] = ()) -> None:
     try:
         results = [read_results(path) for path in files]
         mutation = read_jsonl(mutation_file) if mutation_file is not None and mutation_file.exists() else None

@@ -87,7 +87,9 @@ class SchemaValidator:
     @cached_property
     def validator(self) -> "jsonschema.Validator":
         fixture, result, chunks = _validators(self.schema_dir)
-        return {"fixture": fixture, "result": result}.get(self.name) or chunks[self.protocol]
+        if self.protocol is None:
+            return {"fixture": fixture, "result": result}[self.name]
+        return chunks[self.protocol]
 
     def iter_errors(self, document: Any) -> Iterable["jsonschema.ValidationError"]:
         return self.validator.iter_errors(document)
@@ -104,8 +106,9 @@ def _validators(schema_dir: str) -> tuple["jsonschema.Validator", "jsonschema.Va
     registry = Registry().with_resources((doc["$id"], Resource.from_contents(doc)) for doc in documents.values())
     fixture = jsonschema.Draft202012Validator(documents["fixture.schema.json"], registry=registry)
     result = jsonschema.Draft202012Validator(documents["result.schema.json"], registry=registry)
-    chunks = {p: jsonschema.Draft202012Validator({"$ref": f"{documents['chunks.schema.json']['$id']}#/$defs/{p}"},
-                                                 registry=registry) for p in PROTOCOLS}
+    chunks: dict[str, jsonschema.Validator] = {
+        p: jsonschema.Draft202012Validator({"$ref": f"{documents['chunks.schema.json']['$id']}#/$defs/{p}"},
+                                           registry=registry) for p in PROTOCOLS}
     return fixture, result, chunks
 
 
@@ -410,6 +413,7 @@ def reference_problems(fixture: Fixture, outcomes: dict[str, ReferenceOutcome] |
         return []
     if fixture.rejection is not None:
         return [("/rejected", "the reference assembles this stream instead of rejecting it")]
+    assert fixture.expected is not None  # a fixture without `rejected` has `expected` (the fixture schema's oneOf)
     if outcomes is not None:
         outcomes[fixture.id] = outcome
     produced = {k: v for k, v in outcome.result.items() if k != "events"}

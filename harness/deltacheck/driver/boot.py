@@ -21,6 +21,7 @@ def register_package(name: str, directory: Path) -> None:
     init = directory / "__init__.py"
     if init.is_file():
         spec = importlib.util.spec_from_file_location(name, init, submodule_search_locations=[str(directory)])
+        assert spec is not None and spec.loader is not None  # a .py file gets a spec with a source loader
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         spec.loader.exec_module(module)

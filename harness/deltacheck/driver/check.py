@@ -15,7 +15,7 @@ from deltacheck.errors import DriverFailed
 from deltacheck.model import Fixture
 from deltacheck.protocols import PROTOCOLS
 from deltacheck.driver.subprocess_adapter import Hello, SubprocessAdapter
-from deltacheck.judge.verdict import BrokeProtocol, Outcome, Raised, Returned, Skipped, TimedOut
+from deltacheck.judge.verdict import BrokeProtocol, Crashed, Raised, Returned, Skipped, TimedOut
 
 SMOKE_TAGS = ("text", "tool-call")
 # Smoke runs use mainstream streams only: a driver is checked for speaking the protocol, not for
@@ -85,7 +85,7 @@ def _stop_detail(adapter: SubprocessAdapter, stopped) -> str:
     return "" if stopped.status == 0 else f"exit status {stopped.status}"
 
 
-def _not_a_result(outcome: Outcome) -> str:
+def _not_a_result(outcome: Raised | Skipped | TimedOut | Crashed | BrokeProtocol) -> str:
     if isinstance(outcome, Raised):
         return f"errored: {outcome.message}"
     if isinstance(outcome, Skipped):

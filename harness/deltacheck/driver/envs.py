@@ -98,6 +98,7 @@ def wanted_stamp(manifest: Manifest) -> str:
     digest = hashlib.sha256()
     if manifest.language == "python":
         digest.update(f"python {sys.version_info.major}.{sys.version_info.minor}\n".encode())
+        assert manifest.requirements is not None  # every python entry names one (checked when it is read)
         digest.update((manifest.folder / manifest.requirements).read_bytes())
     elif manifest.language in BUILT_LANGUAGES:
         digest.update(f"{manifest.language} {manifest.pom}\n".encode())
@@ -135,11 +136,13 @@ def ensure_env(manifest: Manifest, *, envs_dir: Path = ENVS_DIR, rebuild: bool =
         target = env_dir(manifest, envs_dir)
         shutil.rmtree(target, ignore_errors=True)
         if manifest.language == "python":
+            assert manifest.requirements is not None  # every python entry names one (checked when it is read)
             steps = [[sys.executable, "-m", "venv", str(target)],
                      [str(target / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check",
                       "--no-input", "-r", str(manifest.folder / manifest.requirements)]]
             cwd = manifest.folder
         elif manifest.language == "java":
+            assert manifest.pom is not None  # reading a manifest gives every java entry one (pom.xml by default)
             cwd = _copy_jvm_sources(manifest, target)
             steps = [["mvn", "-B", "-q", "-Dstyle.color=never", f"-Dmaven.repo.local={envs_dir / MAVEN_REPOSITORY}", "-f", manifest.pom,
                       "package"]]
@@ -227,6 +230,7 @@ def launch(manifest: Manifest, *, envs_dir: Path = ENVS_DIR, adapters_dir: Path 
     env.pop("PYTHONPATH", None)
     env.pop("PYTHONHOME", None)
     python = env_dir(manifest, envs_dir) / "bin" / "python"
+    assert manifest.entry is not None  # the manifest schema requires it of a python entry
     command = (str(python), "-P", str(PACKAGE_DIR / "driver" / "boot.py"), str(PACKAGE_DIR), str(adapters_dir), manifest.entry)
     return Launch(command, str(adapters_dir.parent), env)
 
@@ -255,6 +259,7 @@ def relock(manifest: Manifest, work_dir: Path, *, log: Callable[[str], None] = p
 
     Run it after changing a direct pin; the environment's stamp changes, so `envs` rebuilds it.
     """
+    assert manifest.requirements is not None  # only python manifests are relocked, and the schema requires it of them
     path = manifest.folder / manifest.requirements
     direct = direct_requirements(path.read_text(encoding="utf-8"))
     venv = work_dir / f"relock-{manifest.env_name}"

@@ -97,7 +97,7 @@ def _read(path: Path, label: str, problems: list[ManifestProblem]) -> list[Manif
     except json.JSONDecodeError as exc:
         problems.append(ManifestProblem(label, "/", f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"))
         return []
-    bad_entries: set[int] = set()
+    bad_entries: set[int | str] = set()  # positions in the list (a path into JSON may also hold keys)
     for error in _validator().iter_errors(data):
         where = list(error.absolute_path)
         problems.append(ManifestProblem(label, "".join(f"/{p}" for p in where) or "/", error.message))

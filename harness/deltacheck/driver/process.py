@@ -7,6 +7,7 @@ can never hang the harness.
 
 from __future__ import annotations
 
+import io
 import os
 import queue
 import select
@@ -40,13 +41,13 @@ class LineTooLong:
 class StderrTail:
     """The last STDERR_LIMIT bytes a process wrote to stderr, drained by a thread so the pipe never fills."""
 
-    def __init__(self, pipe: IO[bytes]) -> None:
+    def __init__(self, pipe: io.BufferedReader) -> None:
         self._tail = bytearray()
         self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._drain, args=(pipe,), name="driver-stderr", daemon=True)
         self._thread.start()
 
-    def _drain(self, pipe: IO[bytes]) -> None:
+    def _drain(self, pipe: io.BufferedReader) -> None:
         with pipe:
             for block in iter(lambda: pipe.read1(65536), b""):
                 with self._lock:
@@ -81,13 +82,17 @@ class DriverProcess:
                                            start_new_session=True)
         except OSError as exc:
             raise DriverFailed(self.command, f"cannot start it: {exc}") from None
-        self._stdin_fd = self._popen.stdin.fileno()
+        # All three are pipes, opened in binary mode with the default buffering.
+        stdin, stdout, stderr = self._popen.stdin, self._popen.stdout, self._popen.stderr
+        assert stdin is not None and stdout is not None and isinstance(stderr, io.BufferedReader)
+        self._stdin = stdin
+        self._stdin_fd = stdin.fileno()
         os.set_blocking(self._stdin_fd, False)  # writes wait in select() against the deadline instead
         self._lines: queue.Queue = queue.Queue(maxsize=PENDING_LINES)
-        self._stdout_reader = threading.Thread(target=_read_lines, args=(self._popen.stdout, self._lines, MAX_LINE_BYTES),
+        self._stdout_reader = threading.Thread(target=_read_lines, args=(stdout, self._lines, MAX_LINE_BYTES),
                                                name="driver-stdout", daemon=True)
         self._stdout_reader.start()
-        self.stderr = StderrTail(self._popen.stderr)
+        self.stderr = StderrTail(stderr)
         self._stdout_closed = False
 
     @property
@@ -122,7 +127,7 @@ class DriverProcess:
 
     def pending_lines(self, wait: float = 0.0) -> list[bytes]:
         """Lines already written but not asked for (none expected from a well-behaved driver)."""
-        out = []
+        out: list[bytes] = []
         deadline = time.monotonic() + wait
         while True:
             try:
@@ -142,7 +147,7 @@ class DriverProcess:
 
     def close_stdin(self) -> None:
         try:
-            self._popen.stdin.close()
+            self._stdin.close()
         except OSError:
             pass  # already gone: the driver died with unread input
 

@@ -66,6 +66,7 @@ def run_one(adapter: Adapter, message: dict[str, Any]) -> dict[str, Any]:
 def library_traceback(exc: BaseException) -> str:
     """The last frames of the exception, without the driver's own frame: the report shows the library's
     code, and does not change when this file does."""
+    assert exc.__traceback__ is not None  # it was raised, and caught in this process
     return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__.tb_next, limit=-8))
 
 

@@ -142,6 +142,7 @@ class SubprocessAdapter:
     def start(self) -> Hello:
         """Start the driver and check its hello; DriverFailed quotes what went wrong."""
         if self._process is not None:
+            assert self._hello is not None  # set together with the process it came from
             return self._hello
         process = DriverProcess(self.command, self.cwd, self.env)
         deadline = time.monotonic() + self.startup_timeout
@@ -239,6 +240,7 @@ class SubprocessAdapter:
                 self._cannot_restart = f"the driver could not be (re)started: {exc.message}"
                 return Crashed(self._cannot_restart)
         process = self._process
+        assert process is not None  # running, or started just above
         self._seq += 1
         seq = self._seq
         deadline = time.monotonic() + timeout

@@ -286,6 +286,7 @@ def _compare_parts(pointer: str, expected: list[dict[str, Any]], observed: list[
     out: list[Divergence] = []
     for e_pos, o_pos in _align(expected, observed):
         if o_pos is None:
+            assert e_pos is not None  # _align never pairs a gap with a gap
             part = expected[e_pos]
             out.append(Divergence(f"{pointer}/parts/{e_pos}", _part_axis(part), part, MISSING,
                                   f"expected {_label(part)}, missing"))

@@ -167,9 +167,8 @@ def write_expectations(path: Path, adapter: str, corpus_version: str, verdicts: 
     """
     entries = dict(previous.entries) if previous else {}
     for fixture_id, verdict in verdicts.items():
-        old = entries.get(fixture_id)
-        keep = old is not None and verdict != "pass"
-        entries[fixture_id] = Expectation(verdict, old.reason if keep else None, old.bug if keep else None)
+        kept = entries.get(fixture_id) if verdict != "pass" else None
+        entries[fixture_id] = Expectation(verdict, kept.reason if kept else None, kept.bug if kept else None)
     lines = [HEADER, f"adapter = {_string(adapter)}", f"corpus_version = {_string(corpus_version)}", "", "[verdicts]"]
     for fixture_id in sorted(entries):
         entry = entries[fixture_id]

@@ -50,6 +50,6 @@ def distinct_findings(records: Iterable[dict[str, Any]]) -> list[Finding]:
     for record in records:
         for axis, what in finding_keys(record):
             finding = findings.setdefault((axis, what), Finding(axis, what))
-            if record.get("fixture") not in finding.fixtures:
-                finding.fixtures.append(record.get("fixture"))
+            if record["fixture"] not in finding.fixtures:  # a result record always names it (read_results checks)
+                finding.fixtures.append(record["fixture"])
     return sorted(findings.values(), key=lambda f: (-len(f.fixtures), f.axis, f.what))

@@ -191,7 +191,7 @@ def is_accepted_rejection(pattern: str | None, message: str) -> bool:
     kind, _, text = message.partition(": ")
     if kind.rsplit(".", 1)[-1] in PROGRAMMING_ERRORS or (kind.endswith("AssertionError") and not text.strip()):
         return False
-    return bool(pattern) and re.search(pattern, message, re.IGNORECASE) is not None
+    return bool(pattern and re.search(pattern, message, re.IGNORECASE))
 
 
 # -- judging -------------------------------------------------------------------------------------
@@ -281,6 +281,7 @@ def _judge(fixture: Fixture, outcome: Outcome, capabilities: frozenset[str], res
             best = (label, want, divergences)
         if not divergences:
             break
+    assert best is not None  # the loop ran: candidates is not empty
     label, want, divergences = best
     verdict.axes = {axis: not any(d.axis == axis for d in divergences) for axis in axes}
     verdict.arguments_bytes_equal = arguments_bytes_equal(want, seen)
@@ -302,6 +303,7 @@ def _judge(fixture: Fixture, outcome: Outcome, capabilities: frozenset[str], res
 
 def _not_rejected(verdict: Verdict, fixture: Fixture, observed: dict[str, Any], axes: tuple[str, ...]) -> Verdict:
     """A result for a stream whose only right outcome is a rejection."""
+    assert fixture.rejection is not None  # a fixture without `expected` has `rejected` (the fixture schema's oneOf)
     divergence = Divergence("", "finish", "a rejection", observed, "returned a result; this stream is to be rejected")
     verdict.verdict = "fail"
     verdict.axes = {axis: axis != "finish" for axis in axes}
@@ -368,6 +370,7 @@ def _is_expected_as_is(fixture: Fixture, observed: Any, capabilities: frozenset[
     equal to the reference's own (expected plus the reference's events) is checked and judged once
     per reference outcome.
     """
+    assert fixture.expected is not None  # the caller checked: judged as is only against an expected result
     if fast_check is None or type(observed) is not dict or not capabilities >= STRIPPABLE:
         return False
     judging_events = "events" in capabilities and reference is not None
@@ -375,6 +378,7 @@ def _is_expected_as_is(fixture: Fixture, observed: Any, capabilities: frozenset[
         return equal_to_known(observed, fixture.expected, _facts(fixture.expected).leaves) and not (
             judging_events and _judge_events(fixture, observed, capabilities, reference))
     if judging_events:
+        assert reference is not None  # judging_events says so
         own = _reference_own(fixture, capabilities, fast_check, reference)
         if own is not None and equal_to_known(observed, own[0], own[1]):
             return own[2]
@@ -393,6 +397,7 @@ def _reference_own(fixture: Fixture, capabilities: frozenset[str], fast_check,
         return None
     memo = reference.judged_own_events
     if memo is None or memo[0] is not fixture.expected:
+        assert fixture.expected is not None  # only _is_expected_as_is asks, for a fixture with an expected result
         whole = {**fixture.expected, "events": own_events}
         passes = _events_valid(fast_check, own_events) and not _judge_events(fixture, whole, capabilities, reference)
         memo = reference.judged_own_events = (fixture.expected, whole, confusable_leaves(whole), passes)
@@ -409,7 +414,9 @@ def _judge_events(fixture: Fixture, observed: dict[str, Any], capabilities: froz
     if "events" not in capabilities or reference is None:
         return []
     # No-arguments spelling (CONTRACT 4) on both sides; normalised() returns its input when nothing needs it.
-    observed, outcome = normalised(observed), normalised(outcome or fixture.expected)
+    judged_against = outcome or fixture.expected
+    assert judged_against is not None  # no candidate outcome is given only for a fixture with an expected result
+    observed, outcome = normalised(observed), normalised(judged_against)
     calls = [(c["index"], position, p) for c in outcome["choices"]
              for position, p in enumerate(c["parts"]) if p["type"] == "tool_call"]
     events = observed.get("events")

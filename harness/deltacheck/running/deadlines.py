@@ -10,7 +10,9 @@ it, each call arms and disarms its own timer.
 
 from __future__ import annotations
 
-import _signal  # the C module: its getsignal skips the enum conversion `signal.getsignal` adds per call
+# The C module (typeshed has no stubs for it): its getsignal skips the enum conversion that
+# `signal.getsignal` adds per call.
+import _signal  # type: ignore[import-not-found]
 import os
 import signal
 import time

@@ -99,6 +99,7 @@ def _pass_output(read_end: int) -> None:
 
 def _run_job(name: str) -> Any:
     global _current
+    assert _job is not None  # run_jobs sets it before it forks the workers
     _current = name
     _events.put(_Event("started", name))
     try:

@@ -13,14 +13,18 @@ import copy
 
 from deltacheck.adequacy.rechunk import Chunks, Edit, cut_point
 
-DELTA_FIELDS = {"text_delta": "text", "input_json_delta": "partial_json", "thinking_delta": "thinking"}
+# By a delta's `type`; looked up with whatever a chunk holds there.
+DELTA_FIELDS: dict[object, str] = {"text_delta": "text", "input_json_delta": "partial_json",
+                                   "thinking_delta": "thinking"}
 
 
 def _split_sites(chunks: Chunks) -> list[int]:
     sites = []
     for i, event in enumerate(chunks):
         delta = event.get("delta") if event.get("type") == "content_block_delta" else None
-        field_name = DELTA_FIELDS.get((delta or {}).get("type")) if isinstance(delta, dict) else None
+        if not isinstance(delta, dict):
+            continue
+        field_name = DELTA_FIELDS.get(delta.get("type"))
         if field_name and isinstance(delta.get(field_name), str) and len(delta[field_name]) >= 2:
             sites.append(i)
     return sites

@@ -31,7 +31,7 @@ def stream_problems(chunks: list[Any], event_names: list[str], terminated: bool)
         problems.append("the stream does not end with message_stop")
     if sum(c.get("type") == "message_stop" for c in chunks) > 1:
         problems.append("more than one message_stop")
-    open_blocks: dict[int, str] = {}
+    open_blocks: dict[int, str | None] = {}  # the type each open block started with, if it gave one
     stopped: set[int] = set()
     next_index = 0
     message_delta_seen = False

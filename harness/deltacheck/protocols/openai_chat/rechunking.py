@@ -199,7 +199,7 @@ def _repeat_identity_sites(chunks: Chunks) -> list[int]:
     for i, chunk in enumerate(chunks):
         choice = _single_choice(chunk)
         calls = (choice or {}).get("delta", {}).get("tool_calls") if choice else None
-        if not isinstance(calls, list):
+        if choice is None or not isinstance(calls, list):
             continue
         for entry in calls:
             if not isinstance(entry, dict) or not isinstance(entry.get("index"), int):
@@ -228,7 +228,9 @@ def _repeat_identity(chunks: Chunks, i: int) -> Chunks:
     identity: dict[str, Any] = {}
     for chunk in chunks[:i]:
         choice = _single_choice(chunk)
-        for entry in ((choice or {}).get("delta", {}).get("tool_calls") or []) if choice else []:
+        if choice is None:
+            continue
+        for entry in choice["delta"].get("tool_calls") or []:
             if (choice["index"], entry.get("index")) == slot:
                 if entry.get("id") and "id" not in identity:
                     identity["id"] = entry["id"]

@@ -51,7 +51,7 @@ def _merge(chunks: Chunks, i: int) -> Chunks:
 
 
 def _swap_sites(chunks: Chunks) -> list[int]:
-    added: dict[int, int] = {}
+    added: dict[object, int] = {}  # by output_index, whatever the event gave
     for position, event in enumerate(chunks):
         if event.get("type") == "response.output_item.added":
             added.setdefault(event.get("output_index"), position)

@@ -284,7 +284,7 @@ def _content_of(n: int, raw: Any) -> _Content:
         raise AssemblyError(n, "content part is not an object with a string `type`")
     kind = raw["type"]
     text = raw.get("refusal") if kind == "refusal" else raw.get("text")
-    annotations = raw.get("annotations") if isinstance(raw.get("annotations"), list) else []
+    annotations = raw["annotations"] if isinstance(raw.get("annotations"), list) else []
     return _Content(kind, Fragments(text if isinstance(text, str) else ""), list(annotations))
 
 
