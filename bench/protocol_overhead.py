@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from deltacheck.adapters.reference import ReferenceAdapter
+from deltacheck.adapter import get_adapter_factory
 from deltacheck.corpus.loader import load_corpus
 from deltacheck.running.runner import DEFAULT_TIMEOUT, call_adapter
 from deltacheck.driver.subprocess_adapter import SubprocessAdapter
@@ -45,7 +45,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=20)
     args = parser.parse_args()
     requests = [fixture.request() for fixture in load_corpus().fixtures]
-    in_process = ReferenceAdapter()
+    in_process = get_adapter_factory("reference")()
     local = lambda request: call_adapter(in_process, request, DEFAULT_TIMEOUT)  # noqa: E731
     with SubprocessAdapter([sys.executable, "-m", "deltacheck.driver", "deltacheck.adapters.reference:ReferenceAdapter"],
                            cwd=str(REPO)) as driver:

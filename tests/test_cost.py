@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 from click.testing import CliRunner
 
-from deltacheck.adapter import CAPABILITIES
+from deltacheck.adapter import CAPABILITIES, get_adapter_factory
 from deltacheck.cli import main
 from tests import miniatures
 from deltacheck.corpus.loader import DEFAULT_CORPUS, fast_result_check, result_validator
@@ -287,8 +287,7 @@ class SyntheticTimes(Implementation):
 
 
 def reference():
-    from deltacheck.adapters.reference import ReferenceAdapter
-    return ReferenceAdapter()
+    return get_adapter_factory("reference")()
 
 
 def test_a_linear_implementation_is_measured_at_every_size():

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from deltacheck.adapter import CAPABILITIES
+from deltacheck.adapter import CAPABILITIES, get_adapter_factory
 from deltacheck.cli import main
 from deltacheck.corpus.loader import load_corpus
 from deltacheck.driver.envs import STAMP_FILE, ensure_env, env_state, launch
@@ -131,9 +131,9 @@ def test_the_reference_behind_the_driver_passes_every_fixture(corpus):
 
 
 def test_the_driver_describes_the_adapter_like_in_process():
-    from deltacheck.adapters.reference import ReferenceAdapter
+    reference = get_adapter_factory("reference")
     with python_driver("deltacheck.adapters.reference:ReferenceAdapter") as adapter:
-        assert adapter.describe() == {**ReferenceAdapter.describe(), "language": "python"}
+        assert adapter.describe() == {**reference.describe(), "language": "python"}
 
 
 def test_what_a_library_prints_to_stdout_goes_to_stderr(corpus, two_fixtures):

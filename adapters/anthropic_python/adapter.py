@@ -37,7 +37,7 @@ from typing import Any
 import anthropic
 import httpx2
 
-from deltacheck.adapters.replay import Replay
+from ..replay import Replay
 from deltacheck.adapter import Adapter, manifest_name
 from deltacheck.model import AssemblyRequest
 

@@ -54,8 +54,8 @@ from haystack.dataclasses import ChatMessage, ReasoningContent, StreamingChunk, 
 from haystack.tools import Tool  # noqa: E402
 from haystack.utils import Secret  # noqa: E402
 
-from deltacheck.adapters.openai_errors import provider_error  # noqa: E402
-from deltacheck.adapters.replay import API_KEY, BASE_URL, Replay  # noqa: E402
+from ..openai_errors import provider_error  # noqa: E402
+from ..replay import API_KEY, BASE_URL, Replay  # noqa: E402
 from deltacheck.adapter import Adapter, manifest_name  # noqa: E402
 from deltacheck.model import AssemblyRequest  # noqa: E402
 

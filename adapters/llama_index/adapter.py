@@ -61,8 +61,8 @@ from llama_index.core.base.llms.types import ChatMessage, ChatResponse, TextBloc
 from llama_index.llms.openai import OpenAI, OpenAIResponses
 from openai.types.responses import ResponseCompletedEvent
 
-from deltacheck.adapters.openai_errors import provider_error
-from deltacheck.adapters.replay import API_KEY, BASE_URL, Replay
+from ..openai_errors import provider_error
+from ..replay import API_KEY, BASE_URL, Replay
 from deltacheck.adapter import Adapter, manifest_name
 from deltacheck.model import AssemblyRequest
 

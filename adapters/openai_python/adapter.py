@@ -50,7 +50,7 @@ import httpx
 import openai
 import respx
 
-from deltacheck.adapters.replay import Replay
+from ..replay import Replay
 from deltacheck.adapter import Adapter, manifest_name
 from deltacheck.model import AssemblyRequest
 

@@ -61,7 +61,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models import ModelRequestParameters
 from pydantic_ai.tools import ToolDefinition
 
-from deltacheck.adapters.replay import API_KEY, BASE_URL, Replay
+from ..replay import API_KEY, BASE_URL, Replay
 from deltacheck.adapter import Adapter, manifest_name
 from deltacheck.model import AssemblyRequest
 

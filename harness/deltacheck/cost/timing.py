@@ -365,8 +365,8 @@ class ReferenceBaseline:
                                              "deltacheck.adapters.reference:ReferenceAdapter"])
                 adapter.start()
             else:
-                from deltacheck.adapters.reference import ReferenceAdapter
-                adapter = ReferenceAdapter()
+                from deltacheck.adapter import get_adapter_factory
+                adapter = get_adapter_factory("reference")()
             self._implementations[mode] = Implementation(adapter, self.clock)
         return self._implementations[mode]
 

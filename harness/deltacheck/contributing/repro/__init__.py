@@ -129,6 +129,9 @@ def _python(fixture: Fixture, manifest, sse: bytes) -> dict[str, str]:
     source_path = _module_file(module_name)
     source = source_path.read_text(encoding="utf-8")
     _check_imports(source, source_path)
+    # Bundled adapters import their shared helpers relatively (`from ..replay import`), so that static
+    # tools resolve them in a checkout; the script, which has no package, imports their stand-ins by name.
+    source = _SIBLING_IMPORT.sub(r"\1from deltacheck.adapters.\2 import", source)
     helpers = sorted(set(re.findall(r"^from (deltacheck\.adapters\.\w+) import", source, re.MULTILINE)))
     helper_lines = []
     for helper in helpers:
@@ -147,6 +150,9 @@ def _python(fixture: Fixture, manifest, sse: bytes) -> dict[str, str]:
 
 # What the template's stand-ins answer; helper modules under deltacheck.adapters are inlined whole.
 STAND_INS = {"deltacheck.adapter": {"Adapter", "manifest_name"}, "deltacheck.model": {"AssemblyRequest"}}
+
+
+_SIBLING_IMPORT = re.compile(r"^(\s*)from \.\.(\w+) import", re.MULTILINE)
 
 
 def _check_imports(source: str, path: Path) -> None:
