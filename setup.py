@@ -36,8 +36,10 @@ class BuildWithData(build_py):
     """build_py, then the copied data (corpus and documents under deltacheck/data/, the Node drivers)."""
 
     def run(self) -> None:
-        super().run()
         package = Path(self.build_lib) / "deltacheck"
+        # A build folder left by an earlier build keeps modules since moved or deleted: start empty.
+        shutil.rmtree(package, ignore_errors=True)
+        super().run()
         for source, destination in DATA:
             target = package / destination
             if (ROOT / source).is_dir():
