@@ -157,6 +157,7 @@ def _read_sse(path: Path | str, text: str, where: str) -> Capture:
         if line.text == "" and line.ending != "":
             line.field = None
             if current:
+                assert first is not None  # every field line sets it, and `current` holds a data line
                 events.append(SseEvent(current, kind or "message", first))
             current, kind, first = [], "", None
             continue
@@ -273,4 +274,5 @@ def detect_protocol(chunks: list[dict[str, Any]], labels: list[str], where: str)
                 continue
             raise BadCapture(f"{where}: {label}: this chunk is {this}, but the stream began as {found}; "
                              "a capture holds one stream")
+    assert found is not None  # the readers pass at least one chunk (a capture without one is a BadCapture first)
     return found

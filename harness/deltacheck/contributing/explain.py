@@ -81,12 +81,11 @@ def render_text(explanation: Explanation) -> str:
         for rule in fixture.forbidden:
             lines.append(f"  forbidden: {rule['description']} {json.dumps(rule['match'], ensure_ascii=False)}")
     if explanation.verdict is not None:
-        lines += _text_run(explanation)
+        lines += _text_run(explanation, explanation.verdict)
     return "\n".join(lines)
 
 
-def _text_run(explanation: Explanation) -> list[str]:
-    verdict = explanation.verdict
+def _text_run(explanation: Explanation, verdict: Verdict) -> list[str]:
     a = explanation.adapter or {}
     lines = ["", f"library: {explanation.library_line}"]
     if a.get("code_path"):
@@ -150,7 +149,7 @@ def render_markdown(explanation: Explanation, raw_stream: bytes) -> str:
     if fixture.comment:
         out += ["", _escape(fixture.comment)]
     if verdict is not None:
-        out += _markdown_run(explanation)
+        out += _markdown_run(explanation, verdict)
     if rejected := fixture.rejection:
         out += ["", "### Expected outcome: a rejection of the stream", "", _escape(rejected["reason"]), "",
                 f"An error matching {_code('/' + rejected['matches'] + '/')}"]
@@ -175,8 +174,7 @@ def render_markdown(explanation: Explanation, raw_stream: bytes) -> str:
     return "\n".join(out) + "\n"
 
 
-def _markdown_run(explanation: Explanation) -> list[str]:
-    verdict = explanation.verdict
+def _markdown_run(explanation: Explanation, verdict: Verdict) -> list[str]:
     a = explanation.adapter or {}
     out = ["", "### Library", "", f"{_escape(explanation.library_line)}"]
     if a.get("code_path"):

@@ -225,7 +225,7 @@ class Redactor:
         if not isinstance(value, dict):
             return value
         done = self.fragments.get(id(value), {})
-        out = {}
+        out: dict[str, Any] = {}
         for k, v in value.items():
             if k in done:
                 out[k] = done[k]

@@ -33,7 +33,9 @@ CostRun = tuple[dict[str, Any], list[dict[str, Any]]]  # (header, records) of on
 # -- cells, shared with the command's table --------------------------------------------------------
 
 
-_SHORT_BASIS = {"extrapolated": "extrap.", "interpolated": "interp.", "at most (measured)": "or less"}
+# By a figure's basis; looked up with whatever a summary holds there.
+_SHORT_BASIS: dict[object, str] = {"extrapolated": "extrap.", "interpolated": "interp.",
+                                   "at most (measured)": "or less"}
 
 
 def seconds_cell(seconds: float | None, basis: str) -> str:
@@ -88,7 +90,7 @@ def _count(n: float) -> str:
 
 def cost_rows(runs: list[CostRun]) -> list[tuple[str, dict[str, Any]]]:
     """(implementation, scenario summary), the reference first, then by name; scenarios by protocol and id."""
-    order = {p: i for i, p in enumerate(PROTOCOLS)}
+    order: dict[object, int] = {p: i for i, p in enumerate(PROTOCOLS)}  # looked up with whatever a record holds
     rows = []
     for header, records in runs:
         name = (header.get("adapter") or {}).get("name", "?")

@@ -32,10 +32,12 @@ def render_report(all_results: list[Results], corpus_version: str, contract_vers
     add(f"- corpus version: **{corpus_version}** (cite a fixture as `ID@{corpus_version}`)")
     add(f"- contract version: **{contract_version}** (CONTRACT.md)")
     add(f"- deltacheck version: {deltacheck.__version__}")
-    versions = sorted({r.header.get("corpus_version") for r in runs} - {corpus_version})
+    recorded: set[Any] = {r.header.get("corpus_version") for r in runs}  # as each header recorded it (None: not at all)
+    versions = sorted(recorded - {corpus_version})
     if versions:
         add(f"- **warning:** some results were produced against corpus version(s) {', '.join(map(str, versions))}")
-    incomplete = [r.adapter.get("name") for r in runs if not r.complete]
+    # A results header names its adapter (describe() does).
+    incomplete = [r.adapter["name"] for r in runs if not r.complete]
     if incomplete:
         add(f"- **warning:** runs that ended early (no footer): {', '.join(incomplete)}")
     add("")
@@ -166,7 +168,7 @@ def _findings_section(out: list[str], runs: list[Results]) -> None:
 def _matrix_section(out: list[str], runs: list[Results]) -> None:
     out.append("## Fixture × implementation\n")
     fixtures = _fixture_rows(runs)
-    names = [r.adapter.get("name") for r in runs]
+    names = [r.adapter["name"] for r in runs]  # a results header names its adapter (describe() does)
     out.append("| fixture | protocol | title | " + " | ".join(names) + " |")
     out.append("|---|---|---|" + "---|" * len(names))
     verdicts = _verdict_table(runs)
@@ -229,12 +231,13 @@ def _details_section(out: list[str], runs: list[Results], corpus_version: str) -
         out.append("No failures.\n")
 
 
-def _verdict_table(runs: list[Results]) -> dict[tuple[str, str], dict[str, Any]]:
+def _verdict_table(runs: list[Results]) -> dict[tuple[str | None, str], dict[str, Any]]:
+    """Each record by (its adapter's name as the header gives it, None if it gives none; its fixture)."""
     return {(run.adapter.get("name"), _fixture_key(r)): r for run in runs for r in run.records}
 
 
 def _fixture_rows(runs: list[Results]) -> dict[str, tuple[str, str]]:
-    rows = {}
+    rows: dict[str, tuple[str, str]] = {}
     for run in runs:
         for record in run.records:
             rows.setdefault(_fixture_key(record), (record.get("protocol") or "?", record.get("title") or record.get("path", "")))

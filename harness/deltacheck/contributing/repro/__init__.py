@@ -182,6 +182,7 @@ def _only_what_runs(source: str, class_name: str) -> str:
     dropped: list[tuple[int, int]] = []
     first = tree.body[0] if tree.body else None
     if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+        assert first.end_lineno is not None  # ast.parse gives every node its end position
         dropped.append((first.lineno, first.end_lineno))
     def is_adapter(name: str, seen: frozenset = frozenset()) -> bool:
         bases = [b.id for b in classes[name].bases if isinstance(b, ast.Name)] if name in classes else []
@@ -190,6 +191,7 @@ def _only_what_runs(source: str, class_name: str) -> str:
     for name, node in classes.items():
         if is_adapter(name) and name not in needed:
             start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            assert node.end_lineno is not None  # ast.parse gives every node its end position
             dropped.append((start, node.end_lineno))
     lines = source.splitlines(keepends=True)
     kept = [line for number, line in enumerate(lines, 1)
@@ -212,7 +214,9 @@ def _model_source() -> str:
         for node in tree.body:
             if isinstance(node, (ast.Import, ast.ImportFrom)) and not (
                     isinstance(node, ast.ImportFrom) and (node.module or "").startswith(("deltacheck", "__future__"))):
-                parts.append(ast.get_source_segment(source, node) + "\n")
+                segment = ast.get_source_segment(source, node)
+                assert segment is not None  # a node ast.parse read from `source` has its place in it
+                parts.append(segment + "\n")
             elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("deltacheck"):
                 parts += [f"{alias.asname or alias.name} = None  # from {node.module}: not needed here\n"
                           for alias in node.names if alias.name not in ("AssemblyRequest",)]
