@@ -116,7 +116,8 @@ def _external() -> tuple[dict[str, "ExternalAdapter"], list["ManifestProblem"]]:
 def registered_adapters() -> dict[str, AdapterFactory]:
     """In-process adapters and manifest adapters, by name; no third-party library is imported."""
     _import_bundled()
-    return dict(sorted({**_external()[0], **_REGISTRY}.items()))
+    adapters: dict[str, AdapterFactory] = {**_external()[0], **_REGISTRY}
+    return dict(sorted(adapters.items()))
 
 
 def manifest_problems() -> list["ManifestProblem"]:
@@ -168,6 +169,8 @@ def _import_file(path: Path):
         sys.path.insert(0, folder)
     module_name = path.stem if path.stem.isidentifier() else "deltacheck_user_adapter"
     spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:  # a file whose name Python does not import as a module
+        raise BadAdapterSpec(str(path), f"cannot import {path}: not a Python file (a module file ends in .py)")
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
     spec.loader.exec_module(module)

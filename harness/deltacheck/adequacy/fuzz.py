@@ -12,7 +12,6 @@ whichever modules the process has imported (see `_reproducible`).
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import json
 import secrets
 from contextlib import contextmanager
@@ -70,7 +69,7 @@ def _reproducible() -> Iterator[None]:
     that ran other jobs before. REPORT.md must come out the same everywhere, so the pool is empty
     while the corpus is fuzzed; hypothesis's own fixed constants still apply.
     """
-    providers = importlib.import_module("hypothesis.internal.conjecture.providers")
+    from hypothesis.internal.conjecture import providers
     local_constants = getattr(providers, "_get_local_constants", None)
     if local_constants is None:  # a hypothesis without the pool draws nothing from local modules
         yield

@@ -197,7 +197,7 @@ def run_mutants(corpus, timeout: float = 5.0):
 
     for mutant in MUTANTS:
         fixtures = [f for f in corpus.fixtures if f.protocol in mutant.protocols]
-        for record in run_fixtures(mutant(), corpus, fixtures, timeout):
+        for record in run_fixtures(mutant(), corpus, fixtures, timeout):  # type: ignore[arg-type]  # a Mutant duck-types Adapter
             verdict = record.verdict
             yield {"kind": "kill", "mutant": mutant.name, "fixture": verdict.fixture, "protocol": verdict.protocol,
                    "killed": verdict.verdict in ("fail", "error", "crash", "timeout"), "verdict": verdict.verdict,

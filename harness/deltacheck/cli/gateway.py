@@ -105,6 +105,7 @@ def resolve_spec(choice: GatewayChoice) -> tuple[GatewaySpec, BundledGateway | N
                            upstream=upstream or DEFAULT_UPSTREAM, downstream=downstream, model=model, path=path,
                            ready_path=ready)
         return spec, None, startup_timeout or GATEWAY_STARTUP_TIMEOUT
+    assert gateway_name is not None  # exactly one of --gateway and --gateway-cmd was given, not --gateway-cmd
     gateways, problems = load_gateways()
     for problem in problems:
         say("gateway problem", "yellow", problem)

@@ -135,7 +135,7 @@ def stop_reason(points: list["Point"], next_size: int, budget: float) -> str | N
     if last.seconds > allowed:
         return f"one stream took {last.seconds:.2f} s at N={last.fragments:,}, over {what}"
     exponent = max(growth_exponent([p.fragments for p in points], [p.seconds for p in points]) or 1.0,
-                   slope if steep else 1.0, 1.0)
+                   slope if steep and slope is not None else 1.0, 1.0)
     predicted = last.seconds * (next_size / last.fragments) ** exponent
     if predicted > PREDICTED_LIMIT * allowed:
         return (f"N={next_size:,} would take about {predicted:.1f} s (predicted from N={last.fragments:,}), "
@@ -195,6 +195,7 @@ class Implementation:
                     peak = peak_rss(driver_pid(self.adapter))
             if not isinstance(outcome, Returned) or spent >= MIN_TIMED_SECONDS:
                 break
+        assert first is not None  # the loop ran at least once (MAX_ROUNDS > 0), and its first round set it
         timed = Timed(first, best, rounds)
         if self.driven and peak is not None:
             timed.peak_memory, timed.memory_method = peak, "driver peak RSS (VmHWM)"
@@ -304,9 +305,9 @@ class ScenarioCost:
         seconds = [p.seconds for p in self.points]
         exponent = growth_exponent(sizes, seconds)
         at, at_basis = time_at(AT_FRAGMENTS, sizes, seconds, exponent)
-        reference = [p.reference_seconds for p in self.points]
+        reference = [p.reference_seconds for p in self.points if p.reference_seconds is not None]
         reference_at = None
-        if self.points and all(r is not None for r in reference):
+        if self.points and len(reference) == len(self.points):  # the reference was timed at every size
             reference_at, _ = time_at(AT_FRAGMENTS, sizes, reference, growth_exponent(sizes, reference))
         over, over_basis = size_over(OVER_SECONDS, sizes, seconds, exponent)
         memories = [p.peak_memory for p in self.points if p.peak_memory is not None]

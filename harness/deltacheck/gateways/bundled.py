@@ -53,8 +53,9 @@ class BundledGateway:
         return env_state(self.manifest, envs_dir) == "ready"
 
     def ensure_env(self, envs_dir: Path = ENVS_DIR, log: Callable[[str], None] | None = None) -> bool:
-        kwargs = {"log": log} if log else {}
-        return ensure_env(self.manifest, envs_dir=envs_dir, **kwargs)
+        if log:
+            return ensure_env(self.manifest, envs_dir=envs_dir, log=log)
+        return ensure_env(self.manifest, envs_dir=envs_dir)  # ensure_env's own log
 
     def specs(self, envs_dir: Path = ENVS_DIR) -> list[GatewaySpec]:
         d = self.definition

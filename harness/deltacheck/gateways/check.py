@@ -85,6 +85,7 @@ def _stops(process: GatewayProcess) -> Check:
     name = f"stops within {STOP_GRACE:g} s of SIGTERM"
     if not process.alive():
         return Check(name, False, f"not checked: {process.exit_note()}")
+    assert process.process is not None  # alive() says it is running
     process.process.send_signal(signal.SIGTERM)
     deadline = time.monotonic() + STOP_GRACE
     while time.monotonic() < deadline and process.alive():

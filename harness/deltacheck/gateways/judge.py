@@ -103,6 +103,7 @@ def judge_translation(fixture: Fixture, upstream: str, downstream: str, observed
         (f"acceptable/{i}: {a['description']}", a["result"]) for i, a in enumerate(fixture.acceptable)]
     axes_of = scored_axes(fixture, capabilities)
     if not candidates:  # a stream whose only right outcome is a rejection
+        assert fixture.rejection is not None  # a fixture without `expected` has `rejected` (the fixture schema's oneOf)
         if isinstance(observed.get("error"), dict):
             verdict.verdict, verdict.matched = "pass", "rejected"
             verdict.axes = {axis: True for axis in axes_of}
@@ -122,6 +123,7 @@ def judge_translation(fixture: Fixture, upstream: str, downstream: str, observed
             best = (label, want, got, divergences, mapping)
         if not divergences:
             break
+    assert best is not None  # the loop ran: candidates is not empty
     label, want, got, divergences, mapping = best
     axes = exercised_axes(want, capabilities)
     verdict.axes = {axis: not any(d.axis == axis for d in divergences) for axis in axes}
@@ -179,6 +181,7 @@ def _rule(problem: str) -> str:
 
 
 def _relayed_rejected_stream(fixture: Fixture, capabilities: frozenset[str], message: str) -> Verdict:
+    assert fixture.rejection is not None  # only a rejected stream is relayed (judge_gateway checks)
     verdict = Verdict(fixture.id, fixture.protocol, "pass", matched="relayed")
     verdict.axes = {axis: True for axis in scored_axes(fixture, capabilities)}
     verdict.message = (f"passed on the stream its protocol's client rejects ({fixture.rejection['reason']}): "

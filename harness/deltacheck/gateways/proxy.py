@@ -147,6 +147,7 @@ class GatewayProcess:
         self._wait_until_listening()
 
     def _wait_until_listening(self) -> None:
+        assert self.process is not None  # start() has just started it
         deadline = time.monotonic() + self.startup_timeout
         while time.monotonic() < deadline:
             status = self.process.poll()
@@ -355,8 +356,8 @@ def _run(spec: GatewaySpec, corpus: Corpus, fixtures: list[Fixture], process: Ga
                     "stopped asking it (--max-timeouts)")
             notes.append(f"{spec.name}: {down}")
         if down is not None:
-            verdict = "skip" if down.startswith("not run") else "error"
-            yield RunRecord(verdict=Verdict(fixture.id, fixture.protocol, verdict, down), duration_ms=0.0, **base)
+            kind = "skip" if down.startswith("not run") else "error"
+            yield RunRecord(verdict=Verdict(fixture.id, fixture.protocol, kind, down), duration_ms=0.0, **base)
             continue
         upstream.serve(fixture)
         started = time.perf_counter()

@@ -158,6 +158,10 @@ def _call(part: dict[str, Any], keeps_item_id: bool) -> dict[str, Any]:
     return call
 
 
+# The capability a tool call of a special kind needs; looked up with whatever a part holds as its `kind`.
+KIND_CAPABILITY: dict[object, str] = {"server": "server_tools", "custom": "custom_tools"}
+
+
 def _keeps(part: dict[str, Any], capabilities: frozenset[str]) -> bool:
     kind = part.get("type")
     if kind == "refusal":
@@ -167,7 +171,7 @@ def _keeps(part: dict[str, Any], capabilities: frozenset[str]) -> bool:
     if kind == "server_tool_result":
         return "server_tools" in capabilities
     if kind == "tool_call":
-        return {"server": "server_tools", "custom": "custom_tools"}.get(part.get("kind"), "") in capabilities | {""}
+        return KIND_CAPABILITY.get(part.get("kind"), "") in capabilities | {""}
     return kind in ("text", "reasoning")
 
 

@@ -79,8 +79,7 @@ class Upstream:
 
     @property
     def root(self) -> str:
-        host, port = self.server.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{LOOPBACK}:{self.server.server_port}"  # the address it was bound to, and the port it got
 
     @property
     def base_url(self) -> str:

@@ -98,6 +98,9 @@ class Verdict:
     na: list[str] = field(default_factory=list)
     arguments_bytes_equal: bool | None = None
     observed: Any = None
+    # Set by the gateway judge (deltacheck/gateways/judge.py) only; to_json leaves them out when unset.
+    gateway_ids: dict[str, str | None] | None = None  # the gateway's invented call ids -> the upstream's
+    downstream_stream: str = ""  # the start of what the gateway streamed, for reading a failure
 
     def to_json(self) -> dict[str, Any]:
         out = {k: v for k, v in self.__dict__.items() if v not in (None, "", [], {})}

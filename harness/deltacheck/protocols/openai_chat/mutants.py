@@ -7,8 +7,6 @@ turns the declarations at the end into the mutants `deltacheck mutants` runs.
 
 from __future__ import annotations
 
-from typing import Any
-
 from deltacheck.protocols.openai_chat.reference import ChatAssembler, _complete, _nonempty
 
 
@@ -141,7 +139,7 @@ class _SameIndexKeptApart(ChatAssembler):
         existing = self.choices.get(raw.get("index")) if isinstance(raw, dict) else None
         if not isinstance(entries, list) or (existing is not None and existing.calls):
             return super()._feed_choice(n, raw)
-        seen: set[Any] = set()
+        seen = set()
         kept, orphans = [], []
         for entry in entries:
             slot = entry.get("index") if isinstance(entry, dict) else None

@@ -16,7 +16,7 @@ class _KoogResponsesIdentity(ResponsesAssembler):
     """JetBrains Koog OpenAILLMClient: argument deltas are tracked under the event's item_id while the
     completion (output_item.done) is matched by call_id, so the two never meet."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self.by_item_id: dict[str, Any] = {}
 
