@@ -39,6 +39,7 @@ def user_dir(tmp_path, monkeypatch):
     (tmp_path / "mine_a.py").write_text(GOOD.format(name="mine-a"))
     (tmp_path / "mine_b.py").write_text(GOOD.format(name="mine-b"))
     (tmp_path / "broken.py").write_text("import no_such_dependency\n")
+    (tmp_path / "mine_c").write_text(GOOD.format(name="mine-c"))  # a file Python does not import as a module
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
     return tmp_path
@@ -55,6 +56,7 @@ def test_a_module_class_spec_and_a_file_spec_give_the_users_adapter(user_dir):
     ("mine_a:Missing", "mine_a has no attribute 'Missing'"),
     ("mine_a:NotAnAdapter", "NotAnAdapter is not a subclass of deltacheck.Adapter"),
     ("missing_file.py:Mine", "no such file missing_file.py"),
+    ("./mine_c:Mine", "cannot import mine_c: not a Python file"),
     ("mine_a:", "expected MODULE:CLASS or path/to/file.py:CLASS"),
 ])
 def test_a_bad_spec_is_one_usage_error_naming_it(user_dir, spec, message):
