@@ -21,12 +21,16 @@ import time
 import tracemalloc
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from deltacheck.model import AssemblyRequest
 from deltacheck.running.runner import call_adapter
 from deltacheck.cost.scenarios import ScenarioSpec, served_request
 from deltacheck.judge.verdict import PASSING, Outcome, Returned, judge
+
+if TYPE_CHECKING:
+    from deltacheck.adapter import Adapter
+    from deltacheck.driver.subprocess_adapter import SubprocessAdapter
 
 DEFAULT_BUDGET = 0.2  # seconds one stream may take before N stops growing (the whole section fits a few minutes)
 DEFAULT_STREAM_TIMEOUT = 60.0
@@ -360,6 +364,7 @@ class ReferenceBaseline:
 
     def _implementation(self, mode: str) -> Implementation:
         if mode not in self._implementations:
+            adapter: Adapter | SubprocessAdapter  # the reference behind its driver, or in process
             if mode == "driver":
                 from deltacheck.driver.subprocess_adapter import SubprocessAdapter
                 adapter = SubprocessAdapter([sys.executable, "-m", "deltacheck.driver",
