@@ -12,17 +12,18 @@ import importlib
 import importlib.util
 import os
 import sys
+from collections.abc import Awaitable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Awaitable, ClassVar, Union
+from typing import TYPE_CHECKING, Any, ClassVar, Union
 
 from deltacheck.errors import BadAdapterSpec, UnknownAdapter
 from deltacheck.model import AssemblyRequest
 from deltacheck.protocols.capability_notes import with_protocol_reasons
 
 if TYPE_CHECKING:
-    from deltacheck.errors import ManifestProblem
     from deltacheck.driver.external import ExternalAdapter
     from deltacheck.driver.subprocess_adapter import SubprocessAdapter
+    from deltacheck.errors import ManifestProblem
 
 CAPABILITIES = {
     "refusal": "refusal parts",
@@ -45,7 +46,7 @@ CAPABILITIES = {
 # Bundled adapter modules, imported on first lookup so their classes register themselves.
 BUNDLED_MODULES = ("deltacheck.adapters.reference",)
 
-_REGISTRY: dict[str, type["Adapter"]] = {}
+_REGISTRY: dict[str, type[Adapter]] = {}
 
 
 class Adapter:
@@ -67,7 +68,9 @@ class Adapter:
         if name is None:
             return  # an abstract intermediate class
         if name in _REGISTRY and _REGISTRY[name] is not cls:
-            raise TypeError(f"adapter name {name!r} is claimed by both {_REGISTRY[name].__qualname__} and {cls.__qualname__}")
+            raise TypeError(
+                f"adapter name {name!r} is claimed by both {_REGISTRY[name].__qualname__} and {cls.__qualname__}"
+            )
         unknown = set(cls.capabilities) - set(CAPABILITIES)
         if unknown:
             raise TypeError(f"{cls.__qualname__} declares unknown capabilities {sorted(unknown)}")
@@ -82,9 +85,15 @@ class Adapter:
     @classmethod
     def describe(cls) -> dict[str, Any]:
         """The adapter as results and reports show it, its protocols' reasons filled into capability_notes."""
-        return {"name": cls.name, "library": cls.library, "version": cls.version,
-                "protocols": sorted(cls.protocols), "capabilities": sorted(cls.capabilities), "code_path": cls.code_path,
-                "capability_notes": with_protocol_reasons(cls.protocols, cls.capabilities, cls.capability_notes)}
+        return {
+            "name": cls.name,
+            "library": cls.library,
+            "version": cls.version,
+            "protocols": sorted(cls.protocols),
+            "capabilities": sorted(cls.capabilities),
+            "code_path": cls.code_path,
+            "capability_notes": with_protocol_reasons(cls.protocols, cls.capabilities, cls.capability_notes),
+        }
 
 
 def manifest_name(default: str) -> str:
@@ -106,10 +115,11 @@ def _import_bundled() -> None:
 AdapterFactory = Union[type[Adapter], "ExternalAdapter"]
 
 
-def _external() -> tuple[dict[str, "ExternalAdapter"], list["ManifestProblem"]]:
+def _external() -> tuple[dict[str, ExternalAdapter], list[ManifestProblem]]:
     # Imported here, not at the top: the driver imports this module inside an adapter's own
     # environment, where the harness side (jsonschema, subprocess management) is not wanted.
     from deltacheck.driver.external import external_adapters
+
     return external_adapters(_REGISTRY)
 
 
@@ -120,7 +130,7 @@ def registered_adapters() -> dict[str, AdapterFactory]:
     return dict(sorted(adapters.items()))
 
 
-def manifest_problems() -> list["ManifestProblem"]:
+def manifest_problems() -> list[ManifestProblem]:
     """What is wrong with the adapter manifests; those entries are left out of the registry."""
     _import_bundled()
     return _external()[1]
@@ -154,8 +164,11 @@ def load_adapter_spec(spec: str) -> type[Adapter]:
         raise BadAdapterSpec(spec, f"{target} has no attribute {class_name!r}")
     if not (isinstance(cls, type) and issubclass(cls, Adapter)):
         raise BadAdapterSpec(spec, f"{class_name} is not a subclass of deltacheck.Adapter")
-    missing = [field for field in ("name", "library", "version", "protocols", "capabilities", "code_path")
-               if not hasattr(cls, field)]
+    missing = [
+        field
+        for field in ("name", "library", "version", "protocols", "capabilities", "code_path")
+        if not hasattr(cls, field)
+    ]
     if missing:
         raise BadAdapterSpec(spec, f"{class_name} does not set {', '.join(missing)}")
     return cls
@@ -177,7 +190,7 @@ def _import_file(path: Path):
     return module
 
 
-def get_adapter_factory(name: str) -> "AdapterFactory":
+def get_adapter_factory(name: str) -> AdapterFactory:
     """The factory for a registered name or an adapter spec; UnknownAdapter / BadAdapterSpec otherwise."""
     if is_adapter_spec(name):
         # The harness runs as a console script, whose sys.path lacks the current directory that
@@ -194,7 +207,7 @@ def get_adapter_factory(name: str) -> "AdapterFactory":
     return adapters[name]
 
 
-def get_adapter(name: str) -> "Adapter | SubprocessAdapter":
+def get_adapter(name: str) -> Adapter | SubprocessAdapter:
     """A ready adapter: a registered name or a `MODULE:CLASS` / `file.py:CLASS` spec.
 
     For a manifest adapter this builds its environment when needed.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+
 from deltacheck.locations import CONTRACT_PATH
 
 

@@ -10,17 +10,20 @@ from __future__ import annotations
 import fcntl
 import os
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Iterator
+from typing import IO
 
 
 class FileBusy(RuntimeError):
     """Another run is writing this results file right now."""
 
     def __init__(self, path: Path) -> None:
-        super().__init__(f"{path}: another deltacheck run is writing this file now; wait for it, or give "
-                         f"this run another file (--results)")
+        super().__init__(
+            f"{path}: another deltacheck run is writing this file now; wait for it, or give "
+            f"this run another file (--results)"
+        )
         self.path = path
 
 

@@ -16,9 +16,13 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 _CHECKOUT_CANDIDATE = PACKAGE_DIR.parent.parent
 
 # The checkout this package is running from, if any (an editable install, or the repository on sys.path).
-CHECKOUT: Path | None = (_CHECKOUT_CANDIDATE if PACKAGE_DIR.parent.name == "harness"
-                         and (_CHECKOUT_CANDIDATE / "pyproject.toml").is_file()
-                         and (_CHECKOUT_CANDIDATE / "corpus" / "VERSION").is_file() else None)
+CHECKOUT: Path | None = (
+    _CHECKOUT_CANDIDATE
+    if PACKAGE_DIR.parent.name == "harness"
+    and (_CHECKOUT_CANDIDATE / "pyproject.toml").is_file()
+    and (_CHECKOUT_CANDIDATE / "corpus" / "VERSION").is_file()
+    else None
+)
 
 DATA_DIR = CHECKOUT if CHECKOUT is not None else PACKAGE_DIR / "data"
 BUNDLED_CORPUS = DATA_DIR / "corpus"

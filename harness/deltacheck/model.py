@@ -28,8 +28,12 @@ class AssemblyRequest:
         return render_stream(self.protocol, self.chunks, self.stream_end)
 
     def to_json(self) -> dict[str, Any]:
-        wire = {"fixture": self.fixture_id, "protocol": self.protocol, "chunks": list(self.chunks),
-                "stream_end": self.stream_end}
+        wire = {
+            "fixture": self.fixture_id,
+            "protocol": self.protocol,
+            "chunks": list(self.chunks),
+            "stream_end": self.stream_end,
+        }
         if self.sse_cuts:
             wire["sse_cuts"] = list(self.sse_cuts)
         return wire
@@ -42,7 +46,7 @@ class AssemblyRequest:
             return [body[start:end] for start, end in zip(edges, edges[1:])]
         pieces, start = [], 0
         while (end := body.find(b"\n\n", start)) >= 0:
-            pieces.append(body[start:end + 2])
+            pieces.append(body[start : end + 2])
             start = end + 2
         if start < len(body):
             pieces.append(body[start:])
@@ -67,13 +71,22 @@ class Fixture:
     raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any], path: str) -> "Fixture":
+    def from_json(cls, data: dict[str, Any], path: str) -> Fixture:
         return cls(
-            id=data["id"], title=data["title"], protocol=data["protocol"], tags=tuple(data["tags"]),
-            provenance=data["provenance"], chunks=tuple(data["chunks"]), expected=data.get("expected"), path=path,
+            id=data["id"],
+            title=data["title"],
+            protocol=data["protocol"],
+            tags=tuple(data["tags"]),
+            provenance=data["provenance"],
+            chunks=tuple(data["chunks"]),
+            expected=data.get("expected"),
+            path=path,
             stream_end=data.get("stream_end", "terminator"),
-            implementation_defined=data.get("implementation_defined"), comment=data.get("comment"),
-            sse=data.get("sse"), sse_cuts=tuple(data["sse_cuts"]) if data.get("sse_cuts") else None, raw=data,
+            implementation_defined=data.get("implementation_defined"),
+            comment=data.get("comment"),
+            sse=data.get("sse"),
+            sse_cuts=tuple(data["sse_cuts"]) if data.get("sse_cuts") else None,
+            raw=data,
         )
 
     def request(self) -> AssemblyRequest:

@@ -14,23 +14,24 @@ from __future__ import annotations
 import dataclasses
 import json
 import secrets
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis.errors import NoSuchExample
 
+from deltacheck.adequacy.rechunk import is_rechunkable, restreamings
+from deltacheck.adequacy.robustness import perturbations
 from deltacheck.corpus.loader import Corpus, fast_result_check, result_validator, schema_problems
 from deltacheck.errors import AssemblyError
-from deltacheck.model import Fixture
-from deltacheck.adequacy.rechunk import is_rechunkable, restreamings
-from deltacheck.reference import assemble
-from deltacheck.adequacy.robustness import perturbations
-from deltacheck.running.runner import call_adapter
 from deltacheck.judge.verdict import Crashed, Returned, TimedOut, Verdict, judge
+from deltacheck.model import Fixture
+from deltacheck.reference import assemble
+from deltacheck.running.runner import call_adapter
 
 CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
@@ -55,8 +56,14 @@ class FixtureFuzz:
 
 
 def _settings(examples: int) -> settings:
-    return settings(max_examples=examples, derandomize=True, database=None, deadline=None,
-                    suppress_health_check=list(HealthCheck), phases=[Phase.generate, Phase.shrink])
+    return settings(
+        max_examples=examples,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+        phases=[Phase.generate, Phase.shrink],
+    )
 
 
 @contextmanager
@@ -70,6 +77,7 @@ def _reproducible() -> Iterator[None]:
     while the corpus is fuzzed; hypothesis's own fixed constants still apply.
     """
     from hypothesis.internal.conjecture import providers
+
     local_constants = getattr(providers, "_get_local_constants", None)
     if local_constants is None:  # a hypothesis without the pool draws nothing from local modules
         yield
@@ -96,8 +104,15 @@ def _verdict(adapter, corpus: Corpus, fixture: Fixture, chunks: list[Any], timeo
     except AssemblyError:
         reference = None
     lacking = frozenset(corpus.required_capabilities(fixture) - set(adapter.capabilities))
-    return judge(variant, outcome, frozenset(adapter.capabilities), result_validator(corpus.root), reference,
-                 fast_result_check(corpus.root), lacking)
+    return judge(
+        variant,
+        outcome,
+        frozenset(adapter.capabilities),
+        result_validator(corpus.root),
+        reference,
+        fast_result_check(corpus.root),
+        lacking,
+    )
 
 
 def fuzz_invariance(adapter, corpus: Corpus, fixture: Fixture, examples: int, timeout: float) -> FixtureFuzz:
@@ -162,12 +177,21 @@ def _robustness_problem(run, validator, fixture: Fixture, chunks: list[Any], tim
     if isinstance(outcome, Returned):
         problems = schema_problems(validator, outcome.result)
         if problems:
-            return "returned something that is not a canonical result: " + "; ".join(f"{p}: {m}" for p, m in problems[:3])
+            return "returned something that is not a canonical result: " + "; ".join(
+                f"{p}: {m}" for p, m in problems[:3]
+            )
     return None
 
 
-def fuzz_adapter(adapter, corpus: Corpus, fixtures: list[Fixture], examples: int, timeout: float,
-                 robustness: bool = True, progress: Callable[[FixtureFuzz], None] | None = None) -> list[FixtureFuzz]:
+def fuzz_adapter(
+    adapter,
+    corpus: Corpus,
+    fixtures: list[Fixture],
+    examples: int,
+    timeout: float,
+    robustness: bool = True,
+    progress: Callable[[FixtureFuzz], None] | None = None,
+) -> list[FixtureFuzz]:
     results = []
     for fixture in fixtures:
         if fixture.protocol not in adapter.protocols:
@@ -203,9 +227,13 @@ def counterexample_fixture(corpus: Corpus, seed: Fixture, finding: FixtureFuzz, 
         "protocol": seed.protocol,
         "tags": list(seed.tags),
         "comment": f"The stream of {seed.id} re-chunked ({', '.join(finding.edits)}); the message is unchanged. "
-                   f"Found by `deltacheck fuzz` when {adapter_label} failed it: {finding.message}",
-        "provenance": {"kind": "derived", "source": f"deltacheck fuzz, shrunk counterexample from {seed.id}",
-                       "derived_from": seed.id, **({"reports": seed.reports} if seed.reports else {})},
+        f"Found by `deltacheck fuzz` when {adapter_label} failed it: {finding.message}",
+        "provenance": {
+            "kind": "derived",
+            "source": f"deltacheck fuzz, shrunk counterexample from {seed.id}",
+            "derived_from": seed.id,
+            **({"reports": seed.reports} if seed.reports else {}),
+        },
         "chunks": finding.chunks,
         "expected": seed.expected,
     }
@@ -217,7 +245,12 @@ def counterexample_fixture(corpus: Corpus, seed: Fixture, finding: FixtureFuzz, 
 
 
 def write_fixture(corpus: Corpus, data: dict[str, Any]) -> Path:
-    path = corpus.root / "fixtures" / data["protocol"] / f"rechunked-{data['provenance']['derived_from'].lower()}-{data['id'].lower()}.json"
+    path = (
+        corpus.root
+        / "fixtures"
+        / data["protocol"]
+        / f"rechunked-{data['provenance']['derived_from'].lower()}-{data['id'].lower()}.json"
+    )
     path.write_text(format_fixture(data), encoding="utf-8")
     return path
 

@@ -30,8 +30,9 @@ class adds its assembler under that class's number, renumbering nothing.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Sequence
+from typing import Any, ClassVar
 
 from deltacheck.adapter import CAPABILITIES
 from deltacheck.model import AssemblyRequest
@@ -66,12 +67,16 @@ class Mutant:
 
 
 def _mutant(name: str, bug: str, assemblers: dict[str, type], models: str = "") -> type[Mutant]:
-    return type(name, (Mutant,), {"name": name, "bug": bug, "models": models, "assemblers": assemblers,
-                                  "protocols": frozenset(assemblers)})
+    return type(
+        name,
+        (Mutant,),
+        {"name": name, "bug": bug, "models": models, "assemblers": assemblers, "protocols": frozenset(assemblers)},
+    )
 
 
 def _dropping(base: type, part_types: set[str]) -> type:
     """`base`, losing every part of these types from its result."""
+
     class Dropping(base):
         def finish(self):
             outcome = super().finish()
@@ -122,7 +127,6 @@ def _repairing(base: type) -> type:
     return Repairing
 
 
-
 @dataclass(frozen=True)
 class SharedBugClass:
     """A bug class every protocol can have, made from any protocol's reference assembler."""
@@ -136,14 +140,24 @@ class SharedBugClass:
 
 
 SHARED = [
-    SharedBugClass(10, "refusal-dropped", "refusal content dropped", lambda base: _dropping(base, {"refusal"}),
-                   needs="refusal"),
-    SharedBugClass(11, "reasoning-dropped", "reasoning content dropped",
-                   lambda base: _dropping(base, {"reasoning", "redacted_reasoning"}), needs="reasoning"),
-    SharedBugClass(31, "cut-arguments-repaired",
-                   "tool arguments cut off mid-JSON closed into valid JSON and presented as a finished call", _repairing,
-                   models="LangChain's parse_partial_json repair of truncated tool-call arguments "
-                          "(langchain-ai/langchainjs#11469)"),
+    SharedBugClass(
+        10, "refusal-dropped", "refusal content dropped", lambda base: _dropping(base, {"refusal"}), needs="refusal"
+    ),
+    SharedBugClass(
+        11,
+        "reasoning-dropped",
+        "reasoning content dropped",
+        lambda base: _dropping(base, {"reasoning", "redacted_reasoning"}),
+        needs="reasoning",
+    ),
+    SharedBugClass(
+        31,
+        "cut-arguments-repaired",
+        "tool arguments cut off mid-JSON closed into valid JSON and presented as a finished call",
+        _repairing,
+        models="LangChain's parse_partial_json repair of truncated tool-call arguments "
+        "(langchain-ai/langchainjs#11469)",
+    ),
 ]
 
 
@@ -183,8 +197,10 @@ def _bug_classes(protocols: Sequence[Protocol]) -> list[_BugClass]:
                 classes[shared.name].assemblers[protocol.name] = shared.breaks(protocol.part("reference").Assembler)
     ordered = sorted(classes.values(), key=lambda bug_class: bug_class.number)
     if [bug_class.number for bug_class in ordered] != list(range(1, len(ordered) + 1)):
-        raise ValueError("mutant numbers must run 1, 2, 3 ... with none taken twice: "
-                         + ", ".join(f"{bug_class.number} {bug_class.name}" for bug_class in ordered))
+        raise ValueError(
+            "mutant numbers must run 1, 2, 3 ... with none taken twice: "
+            + ", ".join(f"{bug_class.number} {bug_class.name}" for bug_class in ordered)
+        )
     return ordered
 
 
@@ -193,12 +209,20 @@ MUTANTS: list[type[Mutant]] = [_mutant(c.name, c.bug, c.assemblers, c.models) fo
 
 def run_mutants(corpus, timeout: float = 5.0):
     """One record per mutant x fixture: was the mutant caught (any verdict but pass, n/a, skip)?"""
-    from deltacheck.running.runner import run_fixtures  # the runner imports the verdict machinery; keep this module light
+    from deltacheck.running.runner import (
+        run_fixtures,  # the runner imports the verdict machinery; keep this module light
+    )
 
     for mutant in MUTANTS:
         fixtures = [f for f in corpus.fixtures if f.protocol in mutant.protocols]
         for record in run_fixtures(mutant(), corpus, fixtures, timeout):  # type: ignore[arg-type]  # a Mutant duck-types Adapter
             verdict = record.verdict
-            yield {"kind": "kill", "mutant": mutant.name, "fixture": verdict.fixture, "protocol": verdict.protocol,
-                   "killed": verdict.verdict in ("fail", "error", "crash", "timeout"), "verdict": verdict.verdict,
-                   "message": verdict.message.splitlines()[0] if verdict.message else ""}
+            yield {
+                "kind": "kill",
+                "mutant": mutant.name,
+                "fixture": verdict.fixture,
+                "protocol": verdict.protocol,
+                "killed": verdict.verdict in ("fail", "error", "crash", "timeout"),
+                "verdict": verdict.verdict,
+                "message": verdict.message.splitlines()[0] if verdict.message else "",
+            }

@@ -90,7 +90,7 @@ def cut_point(text: str, fraction: float) -> int:
 
 
 def swap_with_next(chunks: Chunks, i: int) -> Chunks:
-    return chunks[:i] + [chunks[i + 1], chunks[i]] + chunks[i + 2:]
+    return chunks[:i] + [chunks[i + 1], chunks[i]] + chunks[i + 2 :]
 
 
 def is_json(text: str) -> bool:

@@ -43,13 +43,15 @@ def perturbations(draw, fixture: Fixture) -> tuple[list[Any], str]:
         chunks[at] = {k: v for k, v in chunk.items() if k not in dropped}
         return chunks[: at + 1], f"cut in chunk {at}: {', '.join(dropped) or 'nothing'} never arrived"
     if kind == "unknown-event":
-        return chunks[:at] + [copy.deepcopy(UNKNOWN_EVENTS[fixture.protocol])] + chunks[at:], f"unknown event before chunk {at}"
+        return chunks[:at] + [copy.deepcopy(UNKNOWN_EVENTS[fixture.protocol])] + chunks[
+            at:
+        ], f"unknown event before chunk {at}"
     if kind == "unknown-field":
         if isinstance(chunks[at], dict):
             chunks[at]["x_deltacheck_unknown"] = draw(st.sampled_from([None, 0, "", [], {"nested": True}]))
         return chunks, f"unknown field in chunk {at}"
     if kind == "duplicate":
-        return chunks[: at + 1] + [copy.deepcopy(chunks[at])] + chunks[at + 1:], f"chunk {at} sent twice"
+        return chunks[: at + 1] + [copy.deepcopy(chunks[at])] + chunks[at + 1 :], f"chunk {at} sent twice"
     other = draw(st.integers(0, n - 1))
     chunks[at], chunks[other] = chunks[other], chunks[at]
     return chunks, f"chunks {at} and {other} swapped"

@@ -18,38 +18,80 @@ from deltacheck.locations import BUNDLED_CORPUS
 
 # name: (module, function, the first paragraph of its docstring)
 COMMANDS: dict[str, tuple[str, str, str]] = {
-    "lint": ("deltacheck.cli.corpus", "lint",
-             "Validate every fixture: schema, tags, ids, chunk shapes, reference agreement."),
-    "run": ("deltacheck.cli.scoring", "run",
-            "Run fixtures through one adapter, or one gateway (proxy mode), and write one JSON line per fixture."),
-    "score": ("deltacheck.cli.scoring", "score",
-              "Run every adapter over the corpus (building manifest adapters' environments first), then write "
-              "REPORT.md."),
-    "report": ("deltacheck.cli.scoring", "report",
-               "Write REPORT.md and REPORT.html from results files (default: every results/*.jsonl)."),
-    "adapters": ("deltacheck.cli.adapters", "adapters",
-                 "List the adapters with their library, version, protocols and capabilities."),
-    "envs": ("deltacheck.cli.adapters", "envs",
-             "Create or update manifest adapters' environments (.venvs/<name>, or the manifest's `setup`)."),
-    "check-driver": ("deltacheck.cli.adapters", "check_driver_command",
-                     "Check that a program speaks the driver protocol: handshake, one result per protocol, clean "
-                     "stdout, clean stop."),
-    "check-gateway": ("deltacheck.cli.adapters", "check_gateway",
-                      "Check that a gateway is wired up for proxy mode: it listens, streams the declared protocol, "
-                      "calls the replay, stops."),
-    "serve": ("deltacheck.cli.corpus", "serve", "Serve every fixture as SSE on 127.0.0.1, for clients in any language."),
+    "lint": (
+        "deltacheck.cli.corpus",
+        "lint",
+        "Validate every fixture: schema, tags, ids, chunk shapes, reference agreement.",
+    ),
+    "run": (
+        "deltacheck.cli.scoring",
+        "run",
+        "Run fixtures through one adapter, or one gateway (proxy mode), and write one JSON line per fixture.",
+    ),
+    "score": (
+        "deltacheck.cli.scoring",
+        "score",
+        "Run every adapter over the corpus (building manifest adapters' environments first), then write REPORT.md.",
+    ),
+    "report": (
+        "deltacheck.cli.scoring",
+        "report",
+        "Write REPORT.md and REPORT.html from results files (default: every results/*.jsonl).",
+    ),
+    "adapters": (
+        "deltacheck.cli.adapters",
+        "adapters",
+        "List the adapters with their library, version, protocols and capabilities.",
+    ),
+    "envs": (
+        "deltacheck.cli.adapters",
+        "envs",
+        "Create or update manifest adapters' environments (.venvs/<name>, or the manifest's `setup`).",
+    ),
+    "check-driver": (
+        "deltacheck.cli.adapters",
+        "check_driver_command",
+        "Check that a program speaks the driver protocol: handshake, one result per protocol, clean "
+        "stdout, clean stop.",
+    ),
+    "check-gateway": (
+        "deltacheck.cli.adapters",
+        "check_gateway",
+        "Check that a gateway is wired up for proxy mode: it listens, streams the declared protocol, "
+        "calls the replay, stops.",
+    ),
+    "serve": (
+        "deltacheck.cli.corpus",
+        "serve",
+        "Serve every fixture as SSE on 127.0.0.1, for clients in any language.",
+    ),
     "new-id": ("deltacheck.cli.corpus", "new_id", "Print a fixture id no fixture (and no retired fixture) uses."),
-    "fuzz": ("deltacheck.cli.adequacy", "fuzz",
-             "Search other valid (and broken) streams of each fixture for one the adapter fails."),
-    "mutants": ("deltacheck.cli.adequacy", "mutants",
-                "Run every mutant over the corpus; print which fixtures kill which mutant, and the kill rate."),
-    "cost": ("deltacheck.cli.cost", "cost",
-             "Time an implementation on the long-stream scenarios (corpus/scenarios) at growing N."),
+    "fuzz": (
+        "deltacheck.cli.adequacy",
+        "fuzz",
+        "Search other valid (and broken) streams of each fixture for one the adapter fails.",
+    ),
+    "mutants": (
+        "deltacheck.cli.adequacy",
+        "mutants",
+        "Run every mutant over the corpus; print which fixtures kill which mutant, and the kill rate.",
+    ),
+    "cost": (
+        "deltacheck.cli.cost",
+        "cost",
+        "Time an implementation on the long-stream scenarios (corpus/scenarios) at growing N.",
+    ),
     "explain": ("deltacheck.cli.explain", "explain", "Print a fixture as you would paste it into a bug report."),
-    "import": ("deltacheck.cli.contribute", "import_capture",
-               "Draft a fixture from a captured stream: raw SSE (`curl -N`), JSON lines of chunks, or a HAR file."),
-    "new": ("deltacheck.cli.contribute", "new",
-            "Scaffold a hand-written fixture: a fresh id, a minimal stream to replace, marked unreviewed."),
+    "import": (
+        "deltacheck.cli.contribute",
+        "import_capture",
+        "Draft a fixture from a captured stream: raw SSE (`curl -N`), JSON lines of chunks, or a HAR file.",
+    ),
+    "new": (
+        "deltacheck.cli.contribute",
+        "new",
+        "Scaffold a hand-written fixture: a fresh id, a minimal stream to replace, marked unreviewed.",
+    ),
 }
 
 
@@ -60,8 +102,7 @@ def _print_version(ctx: click.Context, _param, value: bool) -> None:
         corpus_version = (BUNDLED_CORPUS / "VERSION").read_text(encoding="utf-8").strip()
     except OSError:
         corpus_version = "missing"
-    click.echo(f"deltacheck {deltacheck.__version__}, corpus {corpus_version}, "
-               f"contract {deltacheck.CONTRACT_VERSION}")
+    click.echo(f"deltacheck {deltacheck.__version__}, corpus {corpus_version}, contract {deltacheck.CONTRACT_VERSION}")
     ctx.exit()
 
 
@@ -82,8 +123,15 @@ class _Commands(click.Group):
         names = self.list_commands(ctx)
         limit = formatter.width - 6 - max(map(len, names))
         # A command not imported yet is shortened from its summary as click shortens a docstring.
-        rows = [(name, click.Command(name, help=COMMANDS[name][2]).get_short_help_str(limit) if name in COMMANDS
-                 else self.commands[name].get_short_help_str(limit)) for name in names]
+        rows = [
+            (
+                name,
+                click.Command(name, help=COMMANDS[name][2]).get_short_help_str(limit)
+                if name in COMMANDS
+                else self.commands[name].get_short_help_str(limit),
+            )
+            for name in names
+        ]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
@@ -95,7 +143,13 @@ class _Commands(click.Group):
 
 
 @click.group(cls=_Commands)
-@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
-              help="Print the tool, corpus and contract versions.")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_version,
+    help="Print the tool, corpus and contract versions.",
+)
 def main() -> None:
     """Conformance suite for streaming assembly in LLM client libraries."""

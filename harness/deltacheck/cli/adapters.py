@@ -10,23 +10,36 @@ import click
 from rich.table import Table
 
 from deltacheck.adapter import registered_adapters
-from deltacheck.driver.check import check_driver
-from deltacheck.cli.common import (Seconds, corpus_option, err, out, say, split_command, startup_timeout_option,
-                                   warn_manifest_problems)
+from deltacheck.cli.common import (
+    Seconds,
+    corpus_option,
+    err,
+    out,
+    say,
+    split_command,
+    startup_timeout_option,
+    warn_manifest_problems,
+)
 from deltacheck.cli.gateway import GatewayChoice, check_gateway_command, gateway_options, startup_option
 from deltacheck.corpus.loader import load_corpus
-from deltacheck.errors import DriverFailed, EnvironmentFailed, UnknownAdapter
-from deltacheck.driver.external import ExternalAdapter, probe_all
+from deltacheck.driver.check import check_driver
 from deltacheck.driver.envs import relock as relock_requirements
-from deltacheck.running.runner import DEFAULT_TIMEOUT
+from deltacheck.driver.external import ExternalAdapter, probe_all
 from deltacheck.driver.subprocess_adapter import Hello, SubprocessAdapter
+from deltacheck.errors import DriverFailed, EnvironmentFailed, UnknownAdapter
+from deltacheck.running.runner import DEFAULT_TIMEOUT
 
 # -- adapters ------------------------------------------------------------------------------------
 
 
 @click.command()
-@click.option("--format", "fmt", type=click.Choice(["pretty", "json"]), default=None,
-              help="Default: pretty on a terminal, json otherwise.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["pretty", "json"]),
+    default=None,
+    help="Default: pretty on a terminal, json otherwise.",
+)
 def adapters(fmt: str | None) -> None:
     """List the adapters with their library, version, protocols and capabilities.
 
@@ -54,10 +67,17 @@ def adapters(fmt: str | None) -> None:
     for column in ("adapter", "library", "version", "protocols", "capabilities", "code path"):
         table.add_column(column, overflow="fold")
     for a in described:
-        library = a["library"] or (f"driver failed: {a['problem']}" if a.get("problem")
-                                   else f"(env {a['env']}: run deltacheck envs)")
-        table.add_row(a["name"], library, a["version"] or "", "\n".join(a["protocols"]), ", ".join(a["capabilities"]),
-                      a["code_path"])
+        library = a["library"] or (
+            f"driver failed: {a['problem']}" if a.get("problem") else f"(env {a['env']}: run deltacheck envs)"
+        )
+        table.add_row(
+            a["name"],
+            library,
+            a["version"] or "",
+            "\n".join(a["protocols"]),
+            ", ".join(a["capabilities"]),
+            a["code_path"],
+        )
     out.print(table)
 
 
@@ -67,8 +87,11 @@ def adapters(fmt: str | None) -> None:
 @click.command()
 @click.option("--adapter", "adapter_names", multiple=True, help="Only these manifest adapters (default: all).")
 @click.option("--rebuild", is_flag=True, help="Rebuild even when the stamp says the environment is up to date.")
-@click.option("--relock", is_flag=True,
-              help="First rewrite each Python adapter's requirements file: its direct pins, then the full set they resolve to.")
+@click.option(
+    "--relock",
+    is_flag=True,
+    help="First rewrite each Python adapter's requirements file: its direct pins, then the full set they resolve to.",
+)
 def envs(adapter_names: tuple[str, ...], rebuild: bool, relock: bool) -> None:
     """Create or update manifest adapters' environments (.venvs/<name>, or the manifest's `setup`)."""
     problems = warn_manifest_problems()
@@ -90,7 +113,9 @@ def envs(adapter_names: tuple[str, ...], rebuild: bool, relock: bool) -> None:
         users = ", ".join(a.name for a in chosen if a.manifest.env_name == env_name)
         try:
             if relock and adapter.manifest.language == "python":
-                path = relock_requirements(adapter.manifest, adapter.envs_dir, log=lambda line: err.print(line, markup=False, highlight=False))
+                path = relock_requirements(
+                    adapter.manifest, adapter.envs_dir, log=lambda line: err.print(line, markup=False, highlight=False)
+                )
                 click.echo(f"{env_name}: re-locked {path}")
             built = adapter.ensure_env(rebuild=rebuild)
         except EnvironmentFailed as exc:
@@ -120,11 +145,15 @@ def check_driver_command(adapter_cmd: str, corpus_dir: Path, timeout: float, sta
     corpus = load_corpus(corpus_dir, check_reference=False)
     passed = True
     # A driver that never says hello would otherwise hold the terminal silently until the timeout.
-    click.echo(f"starting {adapter_cmd}: waiting up to {startup_timeout:g} s for its hello (--startup-timeout)", err=True)
+    click.echo(
+        f"starting {adapter_cmd}: waiting up to {startup_timeout:g} s for its hello (--startup-timeout)", err=True
+    )
     with SubprocessAdapter(split_command(adapter_cmd), startup_timeout=startup_timeout) as adapter:
         for check in check_driver(adapter, corpus, timeout):
             passed &= check.passed
-            click.echo(f"{'PASS' if check.passed else 'FAIL'}  {check.name}" + (f": {check.detail}" if check.detail else ""))
+            click.echo(
+                f"{'PASS' if check.passed else 'FAIL'}  {check.name}" + (f": {check.detail}" if check.detail else "")
+            )
     sys.exit(0 if passed else 1)
 
 
@@ -133,10 +162,23 @@ def check_driver_command(adapter_cmd: str, corpus_dir: Path, timeout: float, sta
 @corpus_option
 @click.option("--timeout", type=Seconds(), default=DEFAULT_TIMEOUT, show_default=True, help="Seconds per fixture.")
 @startup_option
-def check_gateway(gateway_name: str | None, gateway_cmd: str | None, upstream: str | None, downstream: str | None,
-                  gateway_model: str, gateway_path: str | None, gateway_ready: str | None, corpus_dir: Path,
-                  timeout: float, startup_timeout: float | None) -> None:
+def check_gateway(
+    gateway_name: str | None,
+    gateway_cmd: str | None,
+    upstream: str | None,
+    downstream: str | None,
+    gateway_model: str,
+    gateway_path: str | None,
+    gateway_ready: str | None,
+    corpus_dir: Path,
+    timeout: float,
+    startup_timeout: float | None,
+) -> None:
     """Check that a gateway is wired up for proxy mode: it listens, streams the declared protocol, calls the replay, stops."""
-    check_gateway_command(GatewayChoice(gateway_name, gateway_cmd, upstream, downstream, gateway_model, gateway_path,
-                                        gateway_ready, startup_timeout), load_corpus(corpus_dir, check_reference=False),
-                          timeout)
+    check_gateway_command(
+        GatewayChoice(
+            gateway_name, gateway_cmd, upstream, downstream, gateway_model, gateway_path, gateway_ready, startup_timeout
+        ),
+        load_corpus(corpus_dir, check_reference=False),
+        timeout,
+    )

@@ -6,21 +6,24 @@ from __future__ import annotations
 import math
 import os
 import shlex
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import click
 
 from deltacheck.corpus.loader import DEFAULT_CORPUS
-from deltacheck.errors import ManifestProblem
 from deltacheck.driver.subprocess_adapter import DEFAULT_STARTUP_TIMEOUT, SubprocessAdapter
+from deltacheck.errors import ManifestProblem
 
 # Library and fixture text is never parsed as markup (a message may contain "[/choices]"): colour
 # is given explicitly, as in `say`. The consoles `err` and `out` are made on first use (see
 # `__getattr__`): `lint` prints plain lines and need not import rich.
-CONSOLES: dict[str, dict[str, Any]] = {"err": {"stderr": True, "highlight": False, "markup": False},
-                                      "out": {"highlight": False, "soft_wrap": True, "markup": False}}
+CONSOLES: dict[str, dict[str, Any]] = {
+    "err": {"stderr": True, "highlight": False, "markup": False},
+    "out": {"highlight": False, "soft_wrap": True, "markup": False},
+}
 
 
 def __getattr__(name: str):
@@ -73,17 +76,34 @@ def writable_file(ctx: click.Context, param: click.Parameter, value: Path | None
     return value
 
 
-corpus_option = click.option("--corpus", "corpus_dir", type=click.Path(file_okay=False, path_type=Path),
-                             default=DEFAULT_CORPUS, show_default="the bundled corpus/", callback=_corpus_dir,
-                             help="Corpus directory.")
+corpus_option = click.option(
+    "--corpus",
+    "corpus_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=DEFAULT_CORPUS,
+    show_default="the bundled corpus/",
+    callback=_corpus_dir,
+    help="Corpus directory.",
+)
 adapter_option = click.option(
-    "--adapter", "adapter_name", metavar="NAME|MODULE:CLASS|FILE.py:CLASS",
+    "--adapter",
+    "adapter_name",
+    metavar="NAME|MODULE:CLASS|FILE.py:CLASS",
     help="A bundled adapter (see `deltacheck adapters`), or your own Adapter subclass as MODULE:CLASS "
-         "(importable from the current directory or PYTHONPATH) or path/to/file.py:CLASS.")
-adapter_cmd_option = click.option("--adapter-cmd", metavar="COMMAND",
-                                  help="A driver command speaking the protocol (docs/PROTOCOL.md); its hello names it.")
-startup_timeout_option = click.option("--startup-timeout", type=Seconds(), default=DEFAULT_STARTUP_TIMEOUT,
-                                      show_default=True, help="Seconds a driver may take to answer `start`.")
+    "(importable from the current directory or PYTHONPATH) or path/to/file.py:CLASS.",
+)
+adapter_cmd_option = click.option(
+    "--adapter-cmd",
+    metavar="COMMAND",
+    help="A driver command speaking the protocol (docs/PROTOCOL.md); its hello names it.",
+)
+startup_timeout_option = click.option(
+    "--startup-timeout",
+    type=Seconds(),
+    default=DEFAULT_STARTUP_TIMEOUT,
+    show_default=True,
+    help="Seconds a driver may take to answer `start`.",
+)
 
 
 def split_command(command: str) -> list[str]:

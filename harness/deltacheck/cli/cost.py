@@ -10,16 +10,32 @@ import click
 from rich.table import Table
 
 import deltacheck
-from deltacheck.cli.common import (Seconds, adapter_cmd_option, adapter_option, corpus_option, err, open_adapter, say,
-                                   started, startup_timeout_option, writable_file)
+from deltacheck.cli.common import (
+    Seconds,
+    adapter_cmd_option,
+    adapter_option,
+    corpus_option,
+    err,
+    open_adapter,
+    say,
+    started,
+    startup_timeout_option,
+    writable_file,
+)
 from deltacheck.corpus.loader import fast_result_check, result_validator
-from deltacheck.cost.timing import (DEFAULT_BUDGET, DEFAULT_STREAM_TIMEOUT, Implementation, ReferenceBaseline, ScenarioCost,
-                             measure)
+from deltacheck.cost.scenarios import load_scenarios
+from deltacheck.cost.timing import (
+    DEFAULT_BUDGET,
+    DEFAULT_STREAM_TIMEOUT,
+    Implementation,
+    ReferenceBaseline,
+    ScenarioCost,
+    measure,
+)
 from deltacheck.errors import DriverFailed, EnvironmentFailed
 from deltacheck.files import FileBusy, locked_for_writing
 from deltacheck.locations import default_results_dir
 from deltacheck.running.results import ResultsWriter
-from deltacheck.cost.scenarios import load_scenarios
 
 
 @click.command()
@@ -27,15 +43,38 @@ from deltacheck.cost.scenarios import load_scenarios
 @adapter_cmd_option
 @corpus_option
 @click.option("--scenario", "scenario_ids", multiple=True, metavar="ID", help="Only these scenarios (repeatable).")
-@click.option("--results", "results_path", type=click.Path(dir_okay=False, path_type=Path), callback=writable_file,
-              help="Results file (JSON lines). Default: results/cost-<adapter>.jsonl")
-@click.option("--budget", type=Seconds(), default=DEFAULT_BUDGET, show_default=True,
-              help="Seconds one stream may take: past it, N stops growing for that scenario.")
-@click.option("--timeout", type=Seconds(), default=DEFAULT_STREAM_TIMEOUT, show_default=True,
-              help="Seconds one stream may take before it is a timeout.")
+@click.option(
+    "--results",
+    "results_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    callback=writable_file,
+    help="Results file (JSON lines). Default: results/cost-<adapter>.jsonl",
+)
+@click.option(
+    "--budget",
+    type=Seconds(),
+    default=DEFAULT_BUDGET,
+    show_default=True,
+    help="Seconds one stream may take: past it, N stops growing for that scenario.",
+)
+@click.option(
+    "--timeout",
+    type=Seconds(),
+    default=DEFAULT_STREAM_TIMEOUT,
+    show_default=True,
+    help="Seconds one stream may take before it is a timeout.",
+)
 @startup_timeout_option
-def cost(adapter_name: str | None, adapter_cmd: str | None, corpus_dir: Path, scenario_ids: tuple[str, ...],
-         results_path: Path | None, budget: float, timeout: float, startup_timeout: float) -> None:
+def cost(
+    adapter_name: str | None,
+    adapter_cmd: str | None,
+    corpus_dir: Path,
+    scenario_ids: tuple[str, ...],
+    results_path: Path | None,
+    budget: float,
+    timeout: float,
+    startup_timeout: float,
+) -> None:
     """Time an implementation on the long-stream scenarios (corpus/scenarios) at growing N.
 
     Every result is judged against the generated expected one; a wrong result is a failure, and the
@@ -92,28 +131,54 @@ def score_cost(factories: dict[str, Any], corpus_dir: Path, results_dir: Path) -
     return written
 
 
-def run_cost(adapter, corpus_dir: Path, specs, results_path: Path, budget: float = DEFAULT_BUDGET,
-             timeout: float = DEFAULT_STREAM_TIMEOUT, baseline: ReferenceBaseline | None = None) -> list[ScenarioCost]:
+def run_cost(
+    adapter,
+    corpus_dir: Path,
+    specs,
+    results_path: Path,
+    budget: float = DEFAULT_BUDGET,
+    timeout: float = DEFAULT_STREAM_TIMEOUT,
+    baseline: ReferenceBaseline | None = None,
+) -> list[ScenarioCost]:
     """Measure, write results/cost-<adapter>.jsonl, print a table; the figures of each scenario."""
     implementation = Implementation(adapter)
     results_path.parent.mkdir(parents=True, exist_ok=True)
     costs: list[ScenarioCost] = []
     with locked_for_writing(results_path) as handle:
         writer = ResultsWriter(handle)
-        writer.header(tool="deltacheck", tool_version=deltacheck.__version__, kind_of_results="cost",
-                      contract_version=deltacheck.CONTRACT_VERSION, adapter=adapter.describe(), mode=implementation.mode,
-                      budget_seconds=budget, timeout=timeout, python=sys.version.split()[0])
+        writer.header(
+            tool="deltacheck",
+            tool_version=deltacheck.__version__,
+            kind_of_results="cost",
+            contract_version=deltacheck.CONTRACT_VERSION,
+            adapter=adapter.describe(),
+            mode=implementation.mode,
+            budget_seconds=budget,
+            timeout=timeout,
+            python=sys.version.split()[0],
+        )
 
         def record(point: dict[str, Any]) -> None:
             writer.record(point)
             if point["verdict"] != "pass":
-                say(point["verdict"], "red", f"{adapter.name} {point['scenario']} at N={point['fragments']:,}: "
-                                             f"{point.get('message', '')}")
+                say(
+                    point["verdict"],
+                    "red",
+                    f"{adapter.name} {point['scenario']} at N={point['fragments']:,}: {point.get('message', '')}",
+                )
 
         interrupted = False
         try:
-            for scenario_cost in measure(implementation, specs, result_validator(corpus_dir),
-                                         fast_result_check(corpus_dir), budget, timeout, baseline, record):
+            for scenario_cost in measure(
+                implementation,
+                specs,
+                result_validator(corpus_dir),
+                fast_result_check(corpus_dir),
+                budget,
+                timeout,
+                baseline,
+                record,
+            ):
                 costs.append(scenario_cost)
                 summary = scenario_cost.summary()
                 writer.record({**summary, "verdict": "fail" if summary["failure"] else "pass"})
@@ -139,9 +204,15 @@ def print_costs(name: str, costs: list[ScenarioCost], results_path: Path) -> Non
         if s["failure"]:
             table.add_row(s["scenario"], f"{s['failure']['verdict']} at N={s['failure']['fragments']:,}", *[""] * 5)
             continue
-        table.add_row(s["scenario"], seconds_cell(s["seconds_at_10k"], s["seconds_at_10k_basis"]),
-                      seconds_cell(s["reference_seconds_at_10k"], "measured"), ratio_cell(s), exponent_cell(s),
-                      over_cell(s), memory_cell(s))
+        table.add_row(
+            s["scenario"],
+            seconds_cell(s["seconds_at_10k"], s["seconds_at_10k_basis"]),
+            seconds_cell(s["reference_seconds_at_10k"], "measured"),
+            ratio_cell(s),
+            exponent_cell(s),
+            over_cell(s),
+            memory_cell(s),
+        )
         if scenario_cost.stopped:
             notes.append(f"{s['scenario']}: stopped growing: {scenario_cost.stopped}")
     err.print(table)

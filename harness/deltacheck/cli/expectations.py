@@ -8,8 +8,13 @@ import click
 
 from deltacheck.cli.common import err
 from deltacheck.corpus.loader import Corpus
-from deltacheck.judge.expectations import (Expectations, ExpectationsError, compare_verdicts, load_expectations,
-                                     write_expectations)
+from deltacheck.judge.expectations import (
+    Expectations,
+    ExpectationsError,
+    compare_verdicts,
+    load_expectations,
+    write_expectations,
+)
 
 
 def read_expectations(path: Path, corpus: Corpus) -> Expectations:
@@ -19,8 +24,14 @@ def read_expectations(path: Path, corpus: Corpus) -> Expectations:
         raise click.UsageError(str(exc)) from None
 
 
-def check_expectations(path: Path, expectations: Expectations | None, adapter_name: str, corpus: Corpus,
-                       verdicts: dict[str, str], update: bool) -> int:
+def check_expectations(
+    path: Path,
+    expectations: Expectations | None,
+    adapter_name: str,
+    corpus: Corpus,
+    verdicts: dict[str, str],
+    update: bool,
+) -> int:
     """Print how the run compares with the file (or rewrite it); the exit status."""
     if update:
         write_expectations(path, adapter_name, corpus.version, verdicts, expectations)
@@ -31,8 +42,10 @@ def check_expectations(path: Path, expectations: Expectations | None, adapter_na
     for difference in comparison.differences:
         err.print(f"{difference}", markup=False)
     if comparison.new:
-        err.print(f"{len(comparison.new)} fixture(s) new to {path} (not judged; add them with --update-expectations):",
-                  markup=False)
+        err.print(
+            f"{len(comparison.new)} fixture(s) new to {path} (not judged; add them with --update-expectations):",
+            markup=False,
+        )
         for fixture_id, verdict in comparison.new.items():
             err.print(f"  new: {corpus.cite(fixture_id)} {verdict}", markup=False)
     expected = len(verdicts) - len(comparison.new) - len(comparison.differences)
@@ -42,6 +55,8 @@ def check_expectations(path: Path, expectations: Expectations | None, adapter_na
     kinds: dict[str, int] = {}
     for difference in comparison.differences:
         kinds[difference.kind] = kinds.get(difference.kind, 0) + 1
-    err.print(f"not as expected: {', '.join(f'{n} {kind}' for kind, n in kinds.items())}; {expected} match {path}",
-              markup=False)
+    err.print(
+        f"not as expected: {', '.join(f'{n} {kind}' for kind, n in kinds.items())}; {expected} match {path}",
+        markup=False,
+    )
     return 1

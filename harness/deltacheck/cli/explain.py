@@ -6,14 +6,22 @@ from pathlib import Path
 
 import click
 
-from deltacheck.cli.common import (Seconds, adapter_cmd_option, adapter_option, corpus_option, open_adapter, out,
-                                   started, startup_timeout_option)
+from deltacheck.cli.common import (
+    Seconds,
+    adapter_cmd_option,
+    adapter_option,
+    corpus_option,
+    open_adapter,
+    out,
+    started,
+    startup_timeout_option,
+)
+from deltacheck.contributing.explain import Explanation, render_markdown, render_text
+from deltacheck.contributing.repro import REPRO_LANGUAGES
 from deltacheck.corpus.loader import Corpus, load_corpus
 from deltacheck.errors import DriverFailed, EnvironmentFailed
-from deltacheck.contributing.explain import Explanation, render_markdown, render_text
 from deltacheck.model import Fixture
 from deltacheck.running.runner import DEFAULT_TIMEOUT, run_fixtures
-from deltacheck.contributing.repro import REPRO_LANGUAGES
 
 
 def load_fixture(corpus_dir: Path, fixture_id: str) -> tuple[Corpus, Fixture]:
@@ -32,15 +40,33 @@ def load_fixture(corpus_dir: Path, fixture_id: str) -> tuple[Corpus, Fixture]:
 @corpus_option
 @adapter_option
 @adapter_cmd_option
-@click.option("--format", "fmt", type=click.Choice(["text", "markdown"]), default="text", show_default=True,
-              help="markdown: ready to paste into an issue (citation first, fenced JSON, the raw stream collapsed).")
-@click.option("--repro", "repro_language", type=click.Choice(list(REPRO_LANGUAGES)),
-              help="Instead, print a standalone script that feeds this fixture's bytes to the library of --adapter "
-                   "(default: the provider's own SDK in that language) and prints what it assembled.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "markdown"]),
+    default="text",
+    show_default=True,
+    help="markdown: ready to paste into an issue (citation first, fenced JSON, the raw stream collapsed).",
+)
+@click.option(
+    "--repro",
+    "repro_language",
+    type=click.Choice(list(REPRO_LANGUAGES)),
+    help="Instead, print a standalone script that feeds this fixture's bytes to the library of --adapter "
+    "(default: the provider's own SDK in that language) and prints what it assembled.",
+)
 @click.option("--timeout", type=Seconds(), default=DEFAULT_TIMEOUT, show_default=True, help="Seconds for the run.")
 @startup_timeout_option
-def explain(fixture_id: str, corpus_dir: Path, adapter_name: str | None, adapter_cmd: str | None, fmt: str,
-            repro_language: str | None, timeout: float, startup_timeout: float) -> None:
+def explain(
+    fixture_id: str,
+    corpus_dir: Path,
+    adapter_name: str | None,
+    adapter_cmd: str | None,
+    fmt: str,
+    repro_language: str | None,
+    timeout: float,
+    startup_timeout: float,
+) -> None:
     """Print a fixture as you would paste it into a bug report.
 
     With --adapter (or --adapter-cmd) the fixture is run through that adapter, and the library's name
@@ -71,14 +97,22 @@ def explain(fixture_id: str, corpus_dir: Path, adapter_name: str | None, adapter
         out.print(render_text(explanation), markup=False)
 
 
-def _run(corpus: Corpus, fixture: Fixture, adapter_name: str | None, adapter_cmd: str | None, timeout: float,
-         startup_timeout: float) -> Explanation:
+def _run(
+    corpus: Corpus,
+    fixture: Fixture,
+    adapter_name: str | None,
+    adapter_cmd: str | None,
+    timeout: float,
+    startup_timeout: float,
+) -> Explanation:
     adapter = open_adapter(adapter_name, adapter_cmd, startup_timeout)
     try:
         with started(adapter):
             if fixture.protocol not in adapter.protocols:
-                raise click.UsageError(f"fixture {fixture.id} is {fixture.protocol}, which adapter {adapter.name!r} "
-                                       f"does not speak (it speaks {', '.join(sorted(adapter.protocols))})")
+                raise click.UsageError(
+                    f"fixture {fixture.id} is {fixture.protocol}, which adapter {adapter.name!r} "
+                    f"does not speak (it speaks {', '.join(sorted(adapter.protocols))})"
+                )
             (record,) = run_fixtures(adapter, corpus, [fixture], timeout)
             described = adapter.describe()
     except (EnvironmentFailed, DriverFailed) as exc:

@@ -20,8 +20,15 @@ from deltacheck.running.results import ResultsWriter
 from deltacheck.running.runner import problem_records, run_fixtures
 
 
-def run_and_record(adapter, corpus: Corpus, protocols: set[str], ids: set[str], results_path: Path | None,
-             timeout: float, max_timeouts: int) -> tuple[Counter[str], dict[str, str], Path]:
+def run_and_record(
+    adapter,
+    corpus: Corpus,
+    protocols: set[str],
+    ids: set[str],
+    results_path: Path | None,
+    timeout: float,
+    max_timeouts: int,
+) -> tuple[Counter[str], dict[str, str], Path]:
     """Run and record; returns the verdict counts, each fixture's verdict, and the results file."""
     results_path = results_path or default_results_dir() / f"{adapter.name}.jsonl"
     results_path.parent.mkdir(parents=True, exist_ok=True)
@@ -32,8 +39,14 @@ def run_and_record(adapter, corpus: Corpus, protocols: set[str], ids: set[str], 
     verdicts: dict[str, str] = {}
     with locked_for_writing(results_path) as handle:
         writer = ResultsWriter(handle)
-        writer.header(tool="deltacheck", tool_version=deltacheck.__version__, corpus_version=corpus.version,
-                      contract_version=deltacheck.CONTRACT_VERSION, adapter=adapter.describe(), timeout=timeout)
+        writer.header(
+            tool="deltacheck",
+            tool_version=deltacheck.__version__,
+            corpus_version=corpus.version,
+            contract_version=deltacheck.CONTRACT_VERSION,
+            adapter=adapter.describe(),
+            timeout=timeout,
+        )
         for problem in problem_records(adapter.name, corpus, spoken, ids):
             writer.record(problem)
             if problem.get("fixture"):
@@ -42,9 +55,15 @@ def run_and_record(adapter, corpus: Corpus, protocols: set[str], ids: set[str], 
                 by_protocol.setdefault(problem["protocol"], Counter())["skip"] += 1
             say("skip", "yellow", f"{problem['path']}: {problem['message']}")
         interrupted = False
-        progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                            TextColumn("{task.fields[current]}"), console=err, transient=True,
-                            disable=not err.is_terminal)
+        progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[current]}"),
+            console=err,
+            transient=True,
+            disable=not err.is_terminal,
+        )
         try:
             with progress:
                 task = progress.add_task(adapter.name, total=len(fixtures), current="")
@@ -54,7 +73,11 @@ def run_and_record(adapter, corpus: Corpus, protocols: set[str], ids: set[str], 
                     by_protocol.setdefault(record.verdict.protocol, Counter())[record.verdict.verdict] += 1
                     progress.update(task, advance=1, current=record.verdict.fixture)
                     if record.verdict.verdict not in PASSING | UNSCORED:
-                        say(record.verdict.verdict, "red", f"{record.verdict.fixture} {record.title}: {record.verdict.message}")
+                        say(
+                            record.verdict.verdict,
+                            "red",
+                            f"{record.verdict.fixture} {record.title}: {record.verdict.message}",
+                        )
         except KeyboardInterrupt:
             interrupted = True
         writer.footer(interrupted=interrupted)
@@ -73,6 +96,9 @@ def print_summary(name: str, by_protocol: dict[str, Counter[str]], results_path:
         if not counts:
             continue
         scored = sum(v for k, v in counts.items() if k not in UNSCORED)
-        table.add_row(protocol, f"{counts['pass']} / {scored}",
-                      *(str(counts.get(k, 0)) for k in ("fail", "error", "crash", "timeout", "n/a", "skip")))
+        table.add_row(
+            protocol,
+            f"{counts['pass']} / {scored}",
+            *(str(counts.get(k, 0)) for k in ("fail", "error", "crash", "timeout", "n/a", "skip")),
+        )
     err.print(table)

@@ -13,17 +13,18 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import click
 
 from deltacheck.cli.common import err, say, started
 from deltacheck.corpus.loader import Corpus
+from deltacheck.driver.subprocess_adapter import SubprocessAdapter
 from deltacheck.errors import DriverFailed, EnvironmentFailed
 from deltacheck.files import FileBusy
-from deltacheck.driver.subprocess_adapter import SubprocessAdapter
 from deltacheck.judge.verdict import PASSING, UNSCORED
 
 # score_gateways with its options bound: the results files written and the routes not run.
@@ -31,8 +32,13 @@ GatewayPhase = Callable[[], "tuple[list[Path], list[str]]"]
 GATEWAYS_JOB = "bundled gateways"
 
 jobs_option = click.option(
-    "-j", "--jobs", type=click.IntRange(min=1), default=None, show_default="the number of usable cores",
-    help="Adapters run at once, each in a process of its own (1: one after another, with every failure printed).")
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    show_default="the number of usable cores",
+    help="Adapters run at once, each in a process of its own (1: one after another, with every failure printed).",
+)
 
 
 @dataclass(frozen=True)
@@ -48,15 +54,27 @@ class AdapterScore:
     def summary(self) -> str:
         scored = sum(n for verdict, n in self.counts.items() if verdict not in UNSCORED)
         passed = sum(n for verdict, n in self.counts.items() if verdict in PASSING)
-        others = ", ".join(f"{n} {verdict}" for verdict, n in sorted(self.counts.items())
-                           if verdict not in PASSING and n)
+        others = ", ".join(
+            f"{n} {verdict}" for verdict, n in sorted(self.counts.items()) if verdict not in PASSING and n
+        )
         fuzz = "" if self.fuzz_failed is None else f"; fuzz: {self.fuzz_failed} failed"
-        return f"{self.name}: {passed} / {scored} passed" + (f" ({others})" if others else "") + f"{fuzz}; {self.seconds:.1f} s"
+        return (
+            f"{self.name}: {passed} / {scored} passed"
+            + (f" ({others})" if others else "")
+            + f"{fuzz}; {self.seconds:.1f} s"
+        )
 
 
-def score_adapters(factories: Mapping[str, Callable[[], Any]], corpus: Corpus, results_dir: Path, timeout: float,
-                   max_timeouts: int, examples: int, jobs: int | None, gateways: GatewayPhase | None = None
-                   ) -> tuple[list[str], list[str], list[Path]]:
+def score_adapters(
+    factories: Mapping[str, Callable[[], Any]],
+    corpus: Corpus,
+    results_dir: Path,
+    timeout: float,
+    max_timeouts: int,
+    examples: int,
+    jobs: int | None,
+    gateways: GatewayPhase | None = None,
+) -> tuple[list[str], list[str], list[Path]]:
     """Run every adapter (environment, fixtures, fuzzing) and the gateway phase, `jobs` at a time.
 
     Returns the adapters run, those not run (with the gateway routes not run), and the gateway results files.
@@ -99,8 +117,11 @@ class GatewaysScore:
     name: str = GATEWAYS_JOB
 
     def summary(self) -> str:
-        return (f"{self.name}: {len(self.files)} route(s) run" + (f", not run: {', '.join(self.not_run)}" if self.not_run else "")
-                + f"; {self.seconds:.1f} s")
+        return (
+            f"{self.name}: {len(self.files)} route(s) run"
+            + (f", not run: {', '.join(self.not_run)}" if self.not_run else "")
+            + f"; {self.seconds:.1f} s"
+        )
 
 
 @dataclass
@@ -116,21 +137,30 @@ class _AdapterJob:
     def __call__(self, name: str, quiet: bool = True) -> AdapterScore | GatewaysScore:
         if name == GATEWAYS_JOB and name not in self.factories:
             return self._gateways(quiet)
-        from deltacheck.cli.recording import run_and_record
         from deltacheck.cli.adequacy import run_fuzz, summarize_fuzz, write_fuzz_results
+        from deltacheck.cli.recording import run_and_record
 
         began = time.perf_counter()
         fuzz_failed = None
         try:
             adapter = self.factories[name]()
             with started(adapter, _stop_behind if quiet else SubprocessAdapter.close):
-                counts, _, _ = run_and_record(adapter, self.corpus, set(), set(), self.results_dir / f"{name}.jsonl",
-                                        self.timeout, self.max_timeouts)
+                counts, _, _ = run_and_record(
+                    adapter,
+                    self.corpus,
+                    set(),
+                    set(),
+                    self.results_dir / f"{name}.jsonl",
+                    self.timeout,
+                    self.max_timeouts,
+                )
                 if self.examples:
-                    findings = run_fuzz(adapter, self.corpus, self.corpus.fixtures, self.examples, self.timeout,
-                                        robustness=True)
-                    write_fuzz_results(self.results_dir / f"fuzz-{name}.jsonl", adapter, self.corpus, findings,
-                                       self.examples)
+                    findings = run_fuzz(
+                        adapter, self.corpus, self.corpus.fixtures, self.examples, self.timeout, robustness=True
+                    )
+                    write_fuzz_results(
+                        self.results_dir / f"fuzz-{name}.jsonl", adapter, self.corpus, findings, self.examples
+                    )
                     summarize_fuzz(name, findings)
                     fuzz_failed = sum(f.status == "failed" for f in findings)
         except (EnvironmentFailed, DriverFailed, FileBusy) as exc:
@@ -168,16 +198,26 @@ class _Display:
 
         self.outcomes: list[AdapterScore | GatewaysScore] = []
         self._running: list[str] = []
-        self._progress = Progress(TextColumn("adapters"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                                  TextColumn("{task.fields[running]}"), console=err, transient=True,
-                                  disable=not err.is_terminal)
+        self._progress = Progress(
+            TextColumn("adapters"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("{task.fields[running]}"),
+            console=err,
+            transient=True,
+            disable=not err.is_terminal,
+        )
         self._task = self._progress.add_task("adapters", total=len(names), running="")
-        err.print(f"running {len(names)} adapters, {jobs} at a time; each adapter's failures are in its results "
-                  "file and the report", soft_wrap=True)
+        err.print(
+            f"running {len(names)} adapters, {jobs} at a time; each adapter's failures are in its results "
+            "file and the report",
+            soft_wrap=True,
+        )
         for problem in corpus.problems:  # recorded as a skip in every adapter's results
             say("skip", "yellow", str(problem))
 
-    def __enter__(self) -> "_Display":
+    def __enter__(self) -> _Display:
         self._progress.__enter__()
         return self
 

@@ -3,36 +3,51 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
-from typing import Sequence
 
 import click
 
 import deltacheck
 from deltacheck.adapter import get_adapter_factory, registered_adapters
-from deltacheck.reports.adequacy import read_jsonl
-from deltacheck.cli.common import (Seconds, adapter_cmd_option, adapter_option, corpus_option, err, open_adapter, say,
-                                   started, startup_timeout_option, warn_manifest_problems, writable_file)
-from deltacheck.cli.expectations import check_expectations, read_expectations
 from deltacheck.cli.adequacy import write_mutation_results
+from deltacheck.cli.common import (
+    Seconds,
+    adapter_cmd_option,
+    adapter_option,
+    corpus_option,
+    err,
+    open_adapter,
+    say,
+    started,
+    startup_timeout_option,
+    warn_manifest_problems,
+    writable_file,
+)
+from deltacheck.cli.expectations import check_expectations, read_expectations
+from deltacheck.cli.gateway import GatewayChoice, gateway_options, run_proxy_mode, score_gateways, wants_gateway
 from deltacheck.cli.recording import run_and_record
 from deltacheck.cli.score_jobs import jobs_option, score_adapters
-from deltacheck.cli.gateway import GatewayChoice, gateway_options, run_proxy_mode, score_gateways, wants_gateway
 from deltacheck.corpus.loader import Corpus, load_corpus
 from deltacheck.errors import BadAdapterSpec, DriverFailed, EnvironmentFailed, InvalidResults, UnknownAdapter
-from deltacheck.protocols import PROTOCOLS
-from deltacheck.reports.export import render_html, render_junit
 from deltacheck.files import write_text_atomically
+from deltacheck.judge.verdict import PASSING, UNSCORED
 from deltacheck.locations import default_report, default_results_dir
+from deltacheck.protocols import PROTOCOLS
+from deltacheck.reports.adequacy import read_jsonl
+from deltacheck.reports.export import render_html, render_junit
 from deltacheck.reports.scorecard import render_report
 from deltacheck.running.results import read_results
 from deltacheck.running.runner import DEFAULT_MAX_TIMEOUTS, DEFAULT_TIMEOUT
-from deltacheck.judge.verdict import PASSING, UNSCORED
 
 max_timeouts_option = click.option(
-    "--max-timeouts", type=click.IntRange(min=0), default=DEFAULT_MAX_TIMEOUTS, show_default=True,
-    help="After this many timeouts in a row, stop asking the adapter; the rest are recorded as skipped (0: never).")
+    "--max-timeouts",
+    type=click.IntRange(min=0),
+    default=DEFAULT_MAX_TIMEOUTS,
+    show_default=True,
+    help="After this many timeouts in a row, stop asking the adapter; the rest are recorded as skipped (0: never).",
+)
 
 
 # -- run -----------------------------------------------------------------------------------------
@@ -44,24 +59,58 @@ max_timeouts_option = click.option(
 @corpus_option
 @click.option("--protocol", "protocols", multiple=True, type=click.Choice(PROTOCOLS), help="Only these protocols.")
 @click.option("--fixture", "fixture_ids", multiple=True, metavar="ID", help="Only these fixture ids (repeatable).")
-@click.option("--results", "results_path", type=click.Path(dir_okay=False, path_type=Path), callback=writable_file,
-              help="Results file (JSON lines). Default: results/<adapter>.jsonl")
-@click.option("--junit", "junit_path", type=click.Path(dir_okay=False, path_type=Path), callback=writable_file,
-              help="Also write the verdicts as JUnit XML, for CI systems that read it.")
-@click.option("--expectations", "expectations_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Expected verdicts (TOML): exit 0 when every verdict is as expected, 1 naming each difference.")
-@click.option("--update-expectations", is_flag=True,
-              help="Write the run's verdicts into the --expectations file (created when missing).")
+@click.option(
+    "--results",
+    "results_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    callback=writable_file,
+    help="Results file (JSON lines). Default: results/<adapter>.jsonl",
+)
+@click.option(
+    "--junit",
+    "junit_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    callback=writable_file,
+    help="Also write the verdicts as JUnit XML, for CI systems that read it.",
+)
+@click.option(
+    "--expectations",
+    "expectations_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Expected verdicts (TOML): exit 0 when every verdict is as expected, 1 naming each difference.",
+)
+@click.option(
+    "--update-expectations",
+    is_flag=True,
+    help="Write the run's verdicts into the --expectations file (created when missing).",
+)
 @click.option("--timeout", type=Seconds(), default=DEFAULT_TIMEOUT, show_default=True, help="Seconds per fixture.")
 @max_timeouts_option
 @startup_timeout_option
 @gateway_options
 @click.pass_context
-def run(ctx: click.Context, adapter_name: str | None, adapter_cmd: str | None, corpus_dir: Path,
-        protocols: tuple[str, ...], fixture_ids: tuple[str, ...], results_path: Path | None, junit_path: Path | None,
-        expectations_path: Path | None, update_expectations: bool, timeout: float, max_timeouts: int,
-        startup_timeout: float, gateway_name: str | None, gateway_cmd: str | None, upstream: str | None,
-        downstream: str | None, gateway_model: str, gateway_path: str | None, gateway_ready: str | None) -> None:
+def run(
+    ctx: click.Context,
+    adapter_name: str | None,
+    adapter_cmd: str | None,
+    corpus_dir: Path,
+    protocols: tuple[str, ...],
+    fixture_ids: tuple[str, ...],
+    results_path: Path | None,
+    junit_path: Path | None,
+    expectations_path: Path | None,
+    update_expectations: bool,
+    timeout: float,
+    max_timeouts: int,
+    startup_timeout: float,
+    gateway_name: str | None,
+    gateway_cmd: str | None,
+    upstream: str | None,
+    downstream: str | None,
+    gateway_model: str,
+    gateway_path: str | None,
+    gateway_ready: str | None,
+) -> None:
     """Run fixtures through one adapter, or one gateway (proxy mode), and write one JSON line per fixture.
 
     Without --expectations the exit status is 1 when any fixture fails; with it, 1 only when a
@@ -70,7 +119,9 @@ def run(ctx: click.Context, adapter_name: str | None, adapter_cmd: str | None, c
     if update_expectations and expectations_path is None:
         raise click.UsageError("--update-expectations needs --expectations FILE")
     if wants_gateway(gateway_name, gateway_cmd) and (adapter_name or adapter_cmd):
-        raise click.UsageError("give an adapter (--adapter, --adapter-cmd) or a gateway (--gateway, --gateway-cmd), not both")
+        raise click.UsageError(
+            "give an adapter (--adapter, --adapter-cmd) or a gateway (--gateway, --gateway-cmd), not both"
+        )
     corpus = load_corpus(corpus_dir)
     unknown = corpus.unknown_ids(fixture_ids)
     if unknown:
@@ -80,25 +131,53 @@ def run(ctx: click.Context, adapter_name: str | None, adapter_cmd: str | None, c
         expectations = read_expectations(expectations_path, corpus)
     if wants_gateway(gateway_name, gateway_cmd) or upstream or downstream or gateway_path or gateway_ready:
         given = ctx.get_parameter_source("startup_timeout") is not click.core.ParameterSource.DEFAULT
-        sys.exit(run_proxy_mode(corpus, GatewayChoice(gateway_name, gateway_cmd, upstream, downstream, gateway_model,
-                                                      gateway_path, gateway_ready, startup_timeout if given else None),
-                                protocols, fixture_ids, results_path, junit_path, timeout, max_timeouts,
-                                expectations_path, expectations, update_expectations))
+        sys.exit(
+            run_proxy_mode(
+                corpus,
+                GatewayChoice(
+                    gateway_name,
+                    gateway_cmd,
+                    upstream,
+                    downstream,
+                    gateway_model,
+                    gateway_path,
+                    gateway_ready,
+                    startup_timeout if given else None,
+                ),
+                protocols,
+                fixture_ids,
+                results_path,
+                junit_path,
+                timeout,
+                max_timeouts,
+                expectations_path,
+                expectations,
+                update_expectations,
+            )
+        )
     adapter = open_adapter(adapter_name, adapter_cmd, startup_timeout)
     try:
         with started(adapter):
             _check_spoken(adapter, corpus, protocols, fixture_ids)  # before the results file is opened
-            if expectations is not None and expectations.adapter not in (None, adapter.name) and not update_expectations:
-                raise click.UsageError(f"{expectations_path}: expectations of adapter {expectations.adapter!r}, "
-                                       f"not of {adapter.name!r}")
-            counts, verdicts, results_path = run_and_record(adapter, corpus, set(protocols), set(fixture_ids), results_path,
-                                                      timeout, max_timeouts)
+            if (
+                expectations is not None
+                and expectations.adapter not in (None, adapter.name)
+                and not update_expectations
+            ):
+                raise click.UsageError(
+                    f"{expectations_path}: expectations of adapter {expectations.adapter!r}, not of {adapter.name!r}"
+                )
+            counts, verdicts, results_path = run_and_record(
+                adapter, corpus, set(protocols), set(fixture_ids), results_path, timeout, max_timeouts
+            )
     except (EnvironmentFailed, DriverFailed) as exc:
         raise click.ClickException(str(exc)) from None
     if junit_path is not None:
         write_junit(junit_path, [read_results(results_path)], corpus.version)
     if expectations_path is not None:
-        sys.exit(check_expectations(expectations_path, expectations, adapter.name, corpus, verdicts, update_expectations))
+        sys.exit(
+            check_expectations(expectations_path, expectations, adapter.name, corpus, verdicts, update_expectations)
+        )
     failed = sum(v for k, v in counts.items() if k not in PASSING | UNSCORED)
     sys.exit(1 if failed else 0)
 
@@ -107,14 +186,17 @@ def _check_spoken(adapter, corpus: Corpus, protocols: tuple[str, ...], ids: tupl
     """A protocol or fixture the adapter cannot run is a usage error, not an empty run over its results file."""
     for protocol in protocols:
         if protocol not in adapter.protocols:
-            raise click.UsageError(f"adapter {adapter.name!r} does not speak {protocol} "
-                                   f"(it speaks {', '.join(sorted(adapter.protocols))})")
+            raise click.UsageError(
+                f"adapter {adapter.name!r} does not speak {protocol} (it speaks {', '.join(sorted(adapter.protocols))})"
+            )
     fixtures = corpus.by_id()
     for fixture_id in ids:
         fixture = fixtures.get(fixture_id)  # a fixture that does not load is run as a recorded skip
         if fixture is not None and fixture.protocol not in adapter.protocols:
-            raise click.UsageError(f"fixture {fixture_id} is {fixture.protocol}, which adapter {adapter.name!r} "
-                                   f"does not speak (it speaks {', '.join(sorted(adapter.protocols))})")
+            raise click.UsageError(
+                f"fixture {fixture_id} is {fixture.protocol}, which adapter {adapter.name!r} "
+                f"does not speak (it speaks {', '.join(sorted(adapter.protocols))})"
+            )
 
 
 # -- score: the main job -------------------------------------------------------------------------
@@ -122,23 +204,62 @@ def _check_spoken(adapter, corpus: Corpus, protocols: tuple[str, ...], ids: tupl
 
 @click.command()
 @corpus_option
-@click.option("--adapter", "adapter_names", multiple=True, metavar="NAME|MODULE:CLASS|FILE.py:CLASS",
-              help="Only these adapters (default: every in-process and manifest adapter).")
-@click.option("--results-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              show_default="results/ in the checkout or the current directory")
-@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None, callback=writable_file,
-              show_default="REPORT.md in the checkout or the current directory")
+@click.option(
+    "--adapter",
+    "adapter_names",
+    multiple=True,
+    metavar="NAME|MODULE:CLASS|FILE.py:CLASS",
+    help="Only these adapters (default: every in-process and manifest adapter).",
+)
+@click.option(
+    "--results-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    show_default="results/ in the checkout or the current directory",
+)
+@click.option(
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    callback=writable_file,
+    show_default="REPORT.md in the checkout or the current directory",
+)
 @click.option("--timeout", type=Seconds(), default=DEFAULT_TIMEOUT, show_default=True, help="Seconds per fixture.")
-@click.option("--examples", type=click.IntRange(min=0), default=10, show_default=True,
-              help="Fuzz examples per fixture and mode for each adapter (0: no fuzzing).")
-@click.option("--cost/--no-cost", "with_cost", default=True, show_default=True,
-              help="Also time every adapter on the long-stream scenarios (results/cost-<adapter>.jsonl).")
+@click.option(
+    "--examples",
+    type=click.IntRange(min=0),
+    default=10,
+    show_default=True,
+    help="Fuzz examples per fixture and mode for each adapter (0: no fuzzing).",
+)
+@click.option(
+    "--cost/--no-cost",
+    "with_cost",
+    default=True,
+    show_default=True,
+    help="Also time every adapter on the long-stream scenarios (results/cost-<adapter>.jsonl).",
+)
 @max_timeouts_option
-@click.option("--gateway", "gateway_names", multiple=True, metavar="NAME",
-              help="Only these bundled gateways or gateway routes (default: all of them, unless --adapter is given).")
+@click.option(
+    "--gateway",
+    "gateway_names",
+    multiple=True,
+    metavar="NAME",
+    help="Only these bundled gateways or gateway routes (default: all of them, unless --adapter is given).",
+)
 @jobs_option
-def score(corpus_dir: Path, adapter_names: tuple[str, ...], results_dir: Path, output: Path, timeout: float,
-          examples: int, with_cost: bool, max_timeouts: int, gateway_names: tuple[str, ...], jobs: int | None) -> None:
+def score(
+    corpus_dir: Path,
+    adapter_names: tuple[str, ...],
+    results_dir: Path,
+    output: Path,
+    timeout: float,
+    examples: int,
+    with_cost: bool,
+    max_timeouts: int,
+    gateway_names: tuple[str, ...],
+    jobs: int | None,
+) -> None:
     """Run every adapter over the corpus (building manifest adapters' environments first), then write REPORT.md.
 
     An adapter whose environment or driver cannot start is reported and left out; the others still
@@ -159,15 +280,22 @@ def score(corpus_dir: Path, adapter_names: tuple[str, ...], results_dir: Path, o
     gateways = None
     if gateway_names or not adapter_names:  # proxy mode: every bundled gateway route, each its own results file
         gateways = partial(score_gateways, corpus, results_dir, timeout, max_timeouts, gateway_names)
-    ran, not_run, gateway_files = score_adapters(factories, corpus, results_dir, timeout, max_timeouts, examples,
-                                                 jobs, gateways)
+    ran, not_run, gateway_files = score_adapters(
+        factories, corpus, results_dir, timeout, max_timeouts, examples, jobs, gateways
+    )
     # Once every job above is over: each implementation timed alone, one after another, never beside other work.
     cost_files = _score_cost({n: factories[n] for n in ran}, corpus_dir, results_dir) if with_cost else []
     write_mutation_results(results_dir / "mutants.jsonl", corpus, timeout=5.0)
     fuzz_files = [results_dir / f"fuzz-{n}.jsonl" for n in ran] if examples else []
-    _write_report(sorted([*(results_dir / f"{n}.jsonl" for n in ran), *gateway_files]), corpus, output,
-                  results_dir / "junit.xml", mutation_file=results_dir / "mutants.jsonl", fuzz_files=fuzz_files,
-                  cost_files=cost_files)
+    _write_report(
+        sorted([*(results_dir / f"{n}.jsonl" for n in ran), *gateway_files]),
+        corpus,
+        output,
+        results_dir / "junit.xml",
+        mutation_file=results_dir / "mutants.jsonl",
+        fuzz_files=fuzz_files,
+        cost_files=cost_files,
+    )
     if not_run:
         say(f"{len(not_run)} adapter(s) not run:", "red", ", ".join(not_run))
     if not_run or problems:
@@ -187,10 +315,21 @@ def _score_cost(factories, corpus_dir: Path, results_dir: Path) -> list[Path]:
 @click.command()
 @click.argument("results_files", nargs=-1, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @corpus_option
-@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None, callback=writable_file,
-              show_default="REPORT.md in the checkout or the current directory")
-@click.option("--junit", "junit_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              callback=writable_file, help="Also write JUnit XML (default: results/junit.xml when reading results/).")
+@click.option(
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    callback=writable_file,
+    show_default="REPORT.md in the checkout or the current directory",
+)
+@click.option(
+    "--junit",
+    "junit_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    callback=writable_file,
+    help="Also write JUnit XML (default: results/junit.xml when reading results/).",
+)
 def report(results_files: tuple[Path, ...], corpus_dir: Path, output: Path, junit_path: Path | None) -> None:
     """Write REPORT.md and REPORT.html from results files (default: every results/*.jsonl).
 
@@ -206,8 +345,15 @@ def report(results_files: tuple[Path, ...], corpus_dir: Path, output: Path, juni
     mutation = results_dir / "mutants.jsonl"
     fuzz_files = sorted(results_dir / f"fuzz-{path.stem}.jsonl" for path in files)
     cost_files = sorted(results_dir / f"cost-{path.stem}.jsonl" for path in files)
-    _write_report(files, load_corpus(corpus_dir, check_reference=False), output, junit_path, mutation_file=mutation,
-                  fuzz_files=[f for f in fuzz_files if f.exists()], cost_files=[f for f in cost_files if f.exists()])
+    _write_report(
+        files,
+        load_corpus(corpus_dir, check_reference=False),
+        output,
+        junit_path,
+        mutation_file=mutation,
+        fuzz_files=[f for f in fuzz_files if f.exists()],
+        cost_files=[f for f in cost_files if f.exists()],
+    )
 
 
 def write_junit(path: Path, results: list, corpus_version: str) -> None:
@@ -218,9 +364,15 @@ def _is_adapter_results(path: Path) -> bool:
     return not path.name.startswith(("fuzz-", "cost-")) and path.name != "mutants.jsonl"
 
 
-def _write_report(files: list[Path], corpus: Corpus, output: Path, junit_path: Path | None,
-                  mutation_file: Path | None = None, fuzz_files: Sequence[Path] = (),
-                  cost_files: Sequence[Path] = ()) -> None:
+def _write_report(
+    files: list[Path],
+    corpus: Corpus,
+    output: Path,
+    junit_path: Path | None,
+    mutation_file: Path | None = None,
+    fuzz_files: Sequence[Path] = (),
+    cost_files: Sequence[Path] = (),
+) -> None:
     try:
         results = [read_results(path) for path in files]
         mutation = read_jsonl(mutation_file) if mutation_file is not None and mutation_file.exists() else None
@@ -228,8 +380,9 @@ def _write_report(files: list[Path], corpus: Corpus, output: Path, junit_path: P
         cost_runs = [read_jsonl(path) for path in cost_files if path.exists()]
     except InvalidResults as exc:
         raise click.ClickException(str(exc)) from None
-    write_text_atomically(output, render_report(results, corpus.version, deltacheck.CONTRACT_VERSION, mutation, fuzz,
-                                                cost_runs))
+    write_text_atomically(
+        output, render_report(results, corpus.version, deltacheck.CONTRACT_VERSION, mutation, fuzz, cost_runs)
+    )
     page = render_html(results, corpus.version)
     if cost_runs:
         from deltacheck.reports.cost import with_cost_html

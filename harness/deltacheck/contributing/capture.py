@@ -77,7 +77,9 @@ def read_capture(path: Path) -> Capture:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise BadCapture(f"{path}: not UTF-8 text (byte {exc.start}); expected raw SSE, JSON lines or a HAR file") from None
+        raise BadCapture(
+            f"{path}: not UTF-8 text (byte {exc.start}); expected raw SSE, JSON lines or a HAR file"
+        ) from None
     if not text.strip():
         raise BadCapture(f"{path}: empty; expected raw SSE, JSON lines of chunks, or a HAR file")
     start = text.lstrip("\ufeff \t\r\n")
@@ -134,7 +136,7 @@ def _split_lines(text: str) -> tuple[list[SseLine], str]:
     lines, start, i = [], 0, 0
     while i < len(text):
         if text[i] in "\r\n":
-            ending = "\r\n" if text[i] == "\r" and text[i + 1:i + 2] == "\n" else text[i]
+            ending = "\r\n" if text[i] == "\r" and text[i + 1 : i + 2] == "\n" else text[i]
             lines.append(SseLine(text[start:i], ending))
             i += len(ending)
             start = i
@@ -147,8 +149,9 @@ def _read_sse(path: Path | str, text: str, where: str) -> Capture:
     bom = text.startswith("\ufeff")
     lines, rest = _split_lines(text[1:] if bom else text)
     if rest.strip():
-        raise BadCapture(f"{where}: truncated: the last line ({rest[:60]!r}) has no line ending, so the stream "
-                         "stopped mid-event")
+        raise BadCapture(
+            f"{where}: truncated: the last line ({rest[:60]!r}) has no line ending, so the stream stopped mid-event"
+        )
     events: list[SseEvent] = []
     current: list[int] = []
     kind, first = "", None
@@ -166,8 +169,10 @@ def _read_sse(path: Path | str, text: str, where: str) -> Capture:
             continue
         name, colon, value = line.text.partition(":")
         if not colon or name not in ("data", "event", "id", "retry"):
-            raise BadCapture(f"{where}: line {number} ({line.text[:60]!r}) is not an SSE field; expected "
-                             "`data:`, `event:`, `id:`, `retry:` or a `:` comment line")
+            raise BadCapture(
+                f"{where}: line {number} ({line.text[:60]!r}) is not an SSE field; expected "
+                "`data:`, `event:`, `id:`, `retry:` or a `:` comment line"
+            )
         line.field, line.value = name, value[1:] if value.startswith(" ") else value
         first = first or number
         if name == "data":
@@ -185,12 +190,15 @@ def _read_sse(path: Path | str, text: str, where: str) -> Capture:
             continue
         if done_at is not None:
             raise BadCapture(f"{where}: line {event.line_number}: an event after `data: {terminator}` (line {done_at})")
-        chunks.append(_json_object(data, f"{where}: line {event.line_number}: the event's data",
-                                   "expected one chunk per event"))
+        chunks.append(
+            _json_object(data, f"{where}: line {event.line_number}: the event's data", "expected one chunk per event")
+        )
         carriers.append(event)
         labels.append(f"line {event.line_number}")
     if not chunks:
-        raise BadCapture(f"{where}: no event carries a JSON chunk; expected `data: {{...}}` lines separated by blank lines")
+        raise BadCapture(
+            f"{where}: no event carries a JSON chunk; expected `data: {{...}}` lines separated by blank lines"
+        )
     name = detect_protocol(chunks, labels, where)
     own_terminator = protocol(name).framing.terminator
     if done_at is not None and terminator != own_terminator:
@@ -198,8 +206,10 @@ def _read_sse(path: Path | str, text: str, where: str) -> Capture:
         raise BadCapture(f"{where}: line {done_at}: `data: {terminator}` ends only an {ended} stream, this is {name}")
     for event, chunk in zip(carriers, chunks):
         if event.event_type not in ("message", chunk.get("type")):
-            raise BadCapture(f"{where}: line {event.line_number}: `event: {event.event_type}` names another type "
-                             f"than its data ({chunk.get('type')!r})")
+            raise BadCapture(
+                f"{where}: line {event.line_number}: `event: {event.event_type}` names another type "
+                f"than its data ({chunk.get('type')!r})"
+            )
     # A stream of a protocol that has a terminator, captured without it, ended at EOF.
     stream_end = "terminator" if done_at is not None or own_terminator is None else "eof"
     return Capture("sse", name, chunks, stream_end, lines, carriers, bom)
@@ -218,18 +228,24 @@ def _read_har(path: Path, document: dict[str, Any]) -> Capture:
         if "text/event-stream" in str(content.get("mimeType", "")) and isinstance(content.get("text"), str):
             streams.append((position, content))
     if not streams:
-        raise BadCapture(f"{path}: no HAR entry has a text/event-stream response with its body saved "
-                         f"({len(entries)} entries; save the HAR with content)")
+        raise BadCapture(
+            f"{path}: no HAR entry has a text/event-stream response with its body saved "
+            f"({len(entries)} entries; save the HAR with content)"
+        )
     if len(streams) > 1:
-        raise BadCapture(f"{path}: {len(streams)} HAR entries are event streams (entries "
-                         f"{', '.join(str(p) for p, _ in streams)}); save a HAR with only the one to import")
+        raise BadCapture(
+            f"{path}: {len(streams)} HAR entries are event streams (entries "
+            f"{', '.join(str(p) for p, _ in streams)}); save a HAR with only the one to import"
+        )
     position, content = streams[0]
     text = content["text"]
     if content.get("encoding") == "base64":
         try:
             text = base64.b64decode(text, validate=True).decode("utf-8")
         except (binascii.Error, UnicodeDecodeError) as exc:
-            raise BadCapture(f"{path}: entry {position}: the base64 body does not decode to UTF-8 text ({exc})") from None
+            raise BadCapture(
+                f"{path}: entry {position}: the base64 body does not decode to UTF-8 text ({exc})"
+            ) from None
     capture = _read_sse(path, text, where=f"{path} (HAR entry {position})")
     capture.fmt = "har"
     return capture
@@ -264,15 +280,18 @@ def detect_protocol(chunks: list[dict[str, Any]], labels: list[str], where: str)
     for chunk, label in zip(chunks, labels):
         this = chunk_protocol(chunk)
         if this is None:
-            raise BadCapture(f"{where}: {label}: a chunk of no known protocol (keys {', '.join(sorted(chunk)[:6])}); "
-                             f"expected {_one_of(list(PROTOCOLS))}")
+            raise BadCapture(
+                f"{where}: {label}: a chunk of no known protocol (keys {', '.join(sorted(chunk)[:6])}); "
+                f"expected {_one_of(list(PROTOCOLS))}"
+            )
         if found is None:
             found = this
         elif this != found:
             # An error frame alone reads as another protocol's; it belongs to the stream it is in.
             if _is_error_frame(chunk):
                 continue
-            raise BadCapture(f"{where}: {label}: this chunk is {this}, but the stream began as {found}; "
-                             "a capture holds one stream")
+            raise BadCapture(
+                f"{where}: {label}: this chunk is {this}, but the stream began as {found}; a capture holds one stream"
+            )
     assert found is not None  # the readers pass at least one chunk (a capture without one is a BadCapture first)
     return found

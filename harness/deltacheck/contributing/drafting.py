@@ -12,26 +12,37 @@ import re
 from pathlib import Path
 from typing import Any
 
+from deltacheck import protocols
+from deltacheck.adequacy.fuzz import format_fixture, new_fixture_id
 from deltacheck.contributing.capture import BadCapture, Capture, read_capture
+from deltacheck.contributing.redact import Cipher, redact_chunks, rewrite_data, scrub_secrets, secret_locations
 from deltacheck.corpus.loader import Corpus
 from deltacheck.errors import AssemblyError
-from deltacheck.adequacy.fuzz import format_fixture, new_fixture_id
 from deltacheck.locations import PACKAGE_DIR
-from deltacheck import protocols
-from deltacheck.contributing.redact import Cipher, redact_chunks, rewrite_data, scrub_secrets, secret_locations
 from deltacheck.reference import assemble
 
-UNREVIEWED = ("the expected result was drafted by the reference assembler ({how}), not decided: check every field "
-              "against the provider's documented stream semantics (cite the documentation in provenance.source or "
-              "comment; where the provider leaves the outcome open, declare implementation_defined), set the title "
-              "and tags, then delete this field")
+UNREVIEWED = (
+    "the expected result was drafted by the reference assembler ({how}), not decided: check every field "
+    "against the provider's documented stream semantics (cite the documentation in provenance.source or "
+    "comment; where the provider leaves the outcome open, declare implementation_defined), set the title "
+    "and tags, then delete this field"
+)
+
 
 class DraftFailed(Exception):
     """The draft cannot be written; the message says why (nothing was written)."""
 
 
-def draft_from_capture(corpus: Corpus, path: Path, *, title: str | None, tags: tuple[str, ...], source: str | None,
-                       keep_text: bool, cipher: Cipher | None = None) -> dict[str, Any]:
+def draft_from_capture(
+    corpus: Corpus,
+    path: Path,
+    *,
+    title: str | None,
+    tags: tuple[str, ...],
+    source: str | None,
+    keep_text: bool,
+    cipher: Cipher | None = None,
+) -> dict[str, Any]:
     """The fixture a capture drafts, redacted; BadCapture / DraftFailed say what is wrong."""
     capture = read_capture(path)
     cipher = cipher or Cipher()
@@ -81,15 +92,17 @@ def _redacted_body(capture: Capture, chunks: list[Any], cipher: Cipher, path: Pa
         data = event.data(capture.lines)
         rewritten = rewrite_data(data, original, redacted)
         if rewritten is None:
-            raise DraftFailed(f"{path}: line {event.line_number}: the event's data repeats a key, so its bytes cannot "
-                              "be redacted in place")
+            raise DraftFailed(
+                f"{path}: line {event.line_number}: the event's data repeats a key, so its bytes cannot "
+                "be redacted in place"
+            )
         for index, value in zip(event.data_lines, rewritten.split("\n")):
             line = capture.lines[index]
-            line.text = line.text[:len(line.text) - len(line.value)] + value
+            line.text = line.text[: len(line.text) - len(line.value)] + value
             line.value = value
     for line in capture.lines:
         if line.field == "id":
-            line.text = line.text[:len(line.text) - len(line.value)] + cipher.identifier(line.value)
+            line.text = line.text[: len(line.text) - len(line.value)] + cipher.identifier(line.value)
         elif line.field == "":  # a comment
             line.text = scrub_secrets(line.text)
     return capture.body()
@@ -102,12 +115,14 @@ def _outcome(corpus: Corpus, protocol: str, chunks: list[Any], path: Path) -> tu
         outcome = assemble(protocol, chunks)
     except AssemblyError as exc:
         if not _corpus_has_rejections(corpus):
-            raise DraftFailed(f"{path}: the reference assembler cannot assemble chunk {exc.chunk_index} ({exc.message}); "
-                              "write this fixture by hand (deltacheck new) and decide its expected result from the "
-                              "provider's documentation") from None
+            raise DraftFailed(
+                f"{path}: the reference assembler cannot assemble chunk {exc.chunk_index} ({exc.message}); "
+                "write this fixture by hand (deltacheck new) and decide its expected result from the "
+                "provider's documentation"
+            ) from None
         return "rejected", {
             "reason": f"TODO: the rule of the protocol this stream breaks, with a reference (the reference assembler "
-                      f"rejects chunk {exc.chunk_index}: {exc.message})",
+            f"rejects chunk {exc.chunk_index}: {exc.message})",
             "matches": re.escape(exc.message),
         }
     return "expected", {k: v for k, v in outcome.result.items() if k != "events"}
@@ -149,9 +164,11 @@ def suggested_tags(expected: dict[str, Any], transport: bool) -> list[str]:
 def _refuse_secrets(data: dict[str, Any], path: Path) -> None:
     found = secret_locations(data)
     if found:
-        raise DraftFailed(f"{path}: something that looks like an API key or bearer token remains at {found[0]} "
-                          "(it is split across chunks, so no single value shows it); nothing was written: "
-                          "import without --keep-text, or remove it from the capture")
+        raise DraftFailed(
+            f"{path}: something that looks like an API key or bearer token remains at {found[0]} "
+            "(it is split across chunks, so no single value shows it); nothing was written: "
+            "import without --keep-text, or remove it from the capture"
+        )
 
 
 def fixture_path(corpus: Corpus, data: dict[str, Any], output: Path | None, titled: bool = True) -> Path:
@@ -176,8 +193,10 @@ def write_draft(data: dict[str, Any], path: Path) -> None:
         text = format_fixture(data)
         encoded = text.encode("utf-8")
     except UnicodeEncodeError:
-        raise DraftFailed(f"{path}: the stream holds a lone surrogate (a \\uD800-\\uDFFF escape with no partner), "
-                          "which the corpus cannot store as UTF-8; nothing was written") from None
+        raise DraftFailed(
+            f"{path}: the stream holds a lone surrogate (a \\uD800-\\uDFFF escape with no partner), "
+            "which the corpus cannot store as UTF-8; nothing was written"
+        ) from None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(encoded)

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from deltacheck.judge.compare import pretty
+from deltacheck.judge.verdict import Verdict
 from deltacheck.model import Fixture
 from deltacheck.protocols import protocol
 from deltacheck.protocols.sse import encode_chunk
-from deltacheck.judge.verdict import Verdict
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,6 @@ def _provenance(fixture: Fixture) -> str:
     prov = fixture.provenance
     derived = f" (derived from {prov['derived_from']})" if prov.get("derived_from") else ""
     return f"{prov['kind']}, {prov['source']}{derived}"
-
 
 
 def _stream_end(fixture: Fixture) -> str | None:
@@ -67,15 +66,21 @@ def render_text(explanation: Explanation) -> str:
     if end := _stream_end(fixture):
         lines.append(f"      {end}")
     if rejected := fixture.rejection:
-        lines += ["", f"expected: a rejection of the stream ({rejected['reason']}),",
-                  f"  an error matching /{rejected['matches']}/"]
+        lines += [
+            "",
+            f"expected: a rejection of the stream ({rejected['reason']}),",
+            f"  an error matching /{rejected['matches']}/",
+        ]
     else:
         lines += ["", "expected result (CONTRACT.md 3):", "", pretty(fixture.expected).rstrip()]
     impl = fixture.implementation_defined
     if impl:
         lines += ["", f"implementation-defined: {impl['reason']}"]
         for alt in fixture.acceptable:
-            lines += [f"  also acceptable: {alt['description']}", "    " + json.dumps(alt["result"], ensure_ascii=False)]
+            lines += [
+                f"  also acceptable: {alt['description']}",
+                "    " + json.dumps(alt["result"], ensure_ascii=False),
+            ]
         if fixture.raise_acceptable:
             lines.append(f"  raising an error is acceptable: {fixture.raise_acceptable}")
         for rule in fixture.forbidden:
@@ -142,8 +147,12 @@ def render_markdown(explanation: Explanation, raw_stream: bytes) -> str:
     if verdict is not None:
         head += f" ({_escape(explanation.library_line)}: {verdict.verdict})"
     out = [head, ""]
-    facts = [("protocol", _code(fixture.protocol)), ("tags", ", ".join(_code(t) for t in fixture.tags)),
-             ("fixture file", _code(fixture.path)), ("provenance", _escape(_provenance(fixture)))]
+    facts = [
+        ("protocol", _code(fixture.protocol)),
+        ("tags", ", ".join(_code(t) for t in fixture.tags)),
+        ("fixture file", _code(fixture.path)),
+        ("provenance", _escape(_provenance(fixture))),
+    ]
     facts += [("reproduces", _escape(link)) for link in fixture.reports]
     out += [f"- {name}: {value}" for name, value in facts]
     if fixture.comment:
@@ -151,8 +160,14 @@ def render_markdown(explanation: Explanation, raw_stream: bytes) -> str:
     if verdict is not None:
         out += _markdown_run(explanation, verdict)
     if rejected := fixture.rejection:
-        out += ["", "### Expected outcome: a rejection of the stream", "", _escape(rejected["reason"]), "",
-                f"An error matching {_code('/' + rejected['matches'] + '/')}"]
+        out += [
+            "",
+            "### Expected outcome: a rejection of the stream",
+            "",
+            _escape(rejected["reason"]),
+            "",
+            f"An error matching {_code('/' + rejected['matches'] + '/')}",
+        ]
     else:
         out += ["", "### Expected result (deltacheck CONTRACT.md 3)", "", fence(pretty(fixture.expected), "json")]
     impl = fixture.implementation_defined
@@ -163,14 +178,28 @@ def render_markdown(explanation: Explanation, raw_stream: bytes) -> str:
         if fixture.raise_acceptable:
             out += ["", f"Raising an error is acceptable: {_escape(fixture.raise_acceptable)}"]
         for rule in fixture.forbidden:
-            out += ["", f"Forbidden: {_escape(rule['description'])} "
-                        f"{_code(json.dumps(rule['match'], ensure_ascii=False))}"]
+            out += [
+                "",
+                f"Forbidden: {_escape(rule['description'])} {_code(json.dumps(rule['match'], ensure_ascii=False))}",
+            ]
     chunks = "\n".join(encode_chunk(chunk) for chunk in fixture.chunks)
     end = _stream_end(fixture)
-    out += ["", "### Stream", "", f"{len(fixture.chunks)} chunks, one JSON payload per line"
-            + (f"; then {end}" if end else "") + ":", "", fence(chunks, "jsonl")]
-    out += ["", "<details><summary>Raw stream (the exact SSE bytes served to the library)</summary>", "",
-            fence(raw_stream.decode("utf-8", errors="replace"), "text"), "", "</details>"]
+    out += [
+        "",
+        "### Stream",
+        "",
+        f"{len(fixture.chunks)} chunks, one JSON payload per line" + (f"; then {end}" if end else "") + ":",
+        "",
+        fence(chunks, "jsonl"),
+    ]
+    out += [
+        "",
+        "<details><summary>Raw stream (the exact SSE bytes served to the library)</summary>",
+        "",
+        fence(raw_stream.decode("utf-8", errors="replace"), "text"),
+        "",
+        "</details>",
+    ]
     return "\n".join(out) + "\n"
 
 
@@ -179,7 +208,12 @@ def _markdown_run(explanation: Explanation, verdict: Verdict) -> list[str]:
     out = ["", "### Library", "", f"{_escape(explanation.library_line)}"]
     if a.get("code_path"):
         out += ["", f"Code path: {_escape(a['code_path'])}"]
-    out += ["", "### Verdict", "", f"**{verdict.verdict}**" + (f": {_code(verdict.message)}" if verdict.message else "")]
+    out += [
+        "",
+        "### Verdict",
+        "",
+        f"**{verdict.verdict}**" + (f": {_code(verdict.message)}" if verdict.message else ""),
+    ]
     if verdict.first_divergence:
         out += ["", f"First divergence: {_code(verdict.first_divergence)}"]
     if len(verdict.divergences) > 1:

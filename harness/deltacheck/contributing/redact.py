@@ -29,8 +29,9 @@ import json
 import random
 import re
 import secrets
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from deltacheck import protocols
 
@@ -53,7 +54,8 @@ SECRET = re.compile(
     r"|(?i:bearer)\s+[A-Za-z0-9._~+/\-]{16,}=*"
     r"|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_\-]{35}|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}"
     r"|xox[abposr]-[A-Za-z0-9\-]{10,}|hf_[A-Za-z0-9]{30,}"
-    r"|eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,})")
+    r"|eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,})"
+)
 SECRET_MARK = "X"
 
 # Non-ASCII ranges whose characters are permuted among themselves (same UTF-8 length; no surrogates).
@@ -117,7 +119,7 @@ class Cipher:
     def identifier(self, value: str) -> str:
         """A prefix that carries meaning is kept; the rest is ciphered."""
         prefix = next((p for p in MEANINGFUL_PREFIXES if value.startswith(p)), "")
-        return prefix + self.text(value[len(prefix):])
+        return prefix + self.text(value[len(prefix) :])
 
 
 def _gcd(a: int, b: int) -> int:
@@ -162,7 +164,7 @@ def redact_json_text(text: str, replace: Callable[[str], str]) -> str:
             in_string = False
             i += 1
         elif ch == "\\":
-            escape = text[i:i + 6]
+            escape = text[i : i + 6]
             if re.fullmatch(r"\\u[0-9A-Fa-f]{4}", escape):
                 code = int(escape[2:], 16)
                 if is_key or 0xD800 <= code < 0xE000:
@@ -174,7 +176,7 @@ def redact_json_text(text: str, replace: Callable[[str], str]) -> str:
                 i += 6
             else:  # a short escape, or one cut off by the end of the text: kept as it is
                 partial = re.match(r"\\u[0-9A-Fa-f]{0,3}\Z", text[i:])
-                piece = partial.group() if partial else text[i:i + 2]
+                piece = partial.group() if partial else text[i : i + 2]
                 out.append(piece)
                 i += len(piece)
         else:
@@ -325,7 +327,7 @@ def rewrite_data(raw: str, original: Any, redacted: Any) -> str | None:
         return None
     out, last = [], 0
     for match, old, new in zip(tokens, before, after):
-        out.append(raw[last:match.start()])
+        out.append(raw[last : match.start()])
         token = match.group()
         if json.loads(token) != old:
             return None

@@ -9,21 +9,19 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cache, cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any
 
-
-from deltacheck.judge.compare import MISSING, compare, is_no_arguments, json_equal, normalised, resolve_pointer
-from deltacheck.errors import AssemblyError, FixtureProblem
-from deltacheck.model import Fixture
-from deltacheck.protocols import decode_stream
-from deltacheck.protocols import PROTOCOLS, protocol
-from deltacheck.reference import ReferenceOutcome, assemble
 from deltacheck.corpus.schema_checks import Check, compiled_checks
-
+from deltacheck.errors import AssemblyError, FixtureProblem
+from deltacheck.judge.compare import MISSING, compare, is_no_arguments, json_equal, normalised, resolve_pointer
 from deltacheck.locations import BUNDLED_CORPUS as DEFAULT_CORPUS
+from deltacheck.model import Fixture
+from deltacheck.protocols import PROTOCOLS, decode_stream, protocol
+from deltacheck.reference import ReferenceOutcome, assemble
 
 if TYPE_CHECKING:
     import jsonschema
@@ -57,15 +55,15 @@ class Corpus:
     def select(self, protocols: Iterable[str] | None = None, ids: Iterable[str] | None = None) -> list[Fixture]:
         protocols = set(protocols or ())
         ids = set(ids or ())
-        return [f for f in self.fixtures
-                if (not protocols or f.protocol in protocols) and (not ids or f.id in ids)]
+        return [f for f in self.fixtures if (not protocols or f.protocol in protocols) and (not ids or f.id in ids)]
 
     def required_capabilities(self, fixture: Fixture) -> frozenset[str]:
         """The capabilities a fixture is about (its tags' `requires`)."""
         known = self._required.get(fixture.tags)
         if known is None:
             known = self._required[fixture.tags] = frozenset(
-                self.tags[t]["requires"] for t in fixture.tags if "requires" in self.tags.get(t, {}))
+                self.tags[t]["requires"] for t in fixture.tags if "requires" in self.tags.get(t, {})
+            )
         return known
 
     def unknown_ids(self, ids: Iterable[str]) -> list[str]:
@@ -85,37 +83,45 @@ class SchemaValidator:
         self.schema_dir, self.name, self.protocol = schema_dir, name, protocol
 
     @cached_property
-    def validator(self) -> "jsonschema.Validator":
+    def validator(self) -> jsonschema.Validator:
         fixture, result, chunks = _validators(self.schema_dir)
         if self.protocol is None:
             return {"fixture": fixture, "result": result}[self.name]
         return chunks[self.protocol]
 
-    def iter_errors(self, document: Any) -> Iterable["jsonschema.ValidationError"]:
+    def iter_errors(self, document: Any) -> Iterable[jsonschema.ValidationError]:
         return self.validator.iter_errors(document)
 
 
-@lru_cache(maxsize=None)
-def _validators(schema_dir: str) -> tuple["jsonschema.Validator", "jsonschema.Validator", dict[str, "jsonschema.Validator"]]:
+@cache
+def _validators(schema_dir: str) -> tuple[jsonschema.Validator, jsonschema.Validator, dict[str, jsonschema.Validator]]:
     import jsonschema  # noqa: PLC0415 - only when a document needs its problems explained (see SchemaValidator)
     from referencing import Registry, Resource  # noqa: PLC0415
 
     root = Path(schema_dir)
-    documents = {name: json.loads((root / name).read_text(encoding="utf-8"))
-                 for name in ("fixture.schema.json", "result.schema.json", "chunks.schema.json")}
+    documents = {
+        name: json.loads((root / name).read_text(encoding="utf-8"))
+        for name in ("fixture.schema.json", "result.schema.json", "chunks.schema.json")
+    }
     registry = Registry().with_resources((doc["$id"], Resource.from_contents(doc)) for doc in documents.values())
     fixture = jsonschema.Draft202012Validator(documents["fixture.schema.json"], registry=registry)
     result = jsonschema.Draft202012Validator(documents["result.schema.json"], registry=registry)
     chunks: dict[str, jsonschema.Validator] = {
-        p: jsonschema.Draft202012Validator({"$ref": f"{documents['chunks.schema.json']['$id']}#/$defs/{p}"},
-                                           registry=registry) for p in PROTOCOLS}
+        p: jsonschema.Draft202012Validator(
+            {"$ref": f"{documents['chunks.schema.json']['$id']}#/$defs/{p}"}, registry=registry
+        )
+        for p in PROTOCOLS
+    }
     return fixture, result, chunks
 
 
-@lru_cache(maxsize=None)
+@cache
 def schema_validators(schema_dir: str) -> tuple[SchemaValidator, SchemaValidator, dict[str, SchemaValidator]]:
-    return (SchemaValidator(schema_dir, "fixture"), SchemaValidator(schema_dir, "result"),
-            {p: SchemaValidator(schema_dir, "chunks", p) for p in PROTOCOLS})
+    return (
+        SchemaValidator(schema_dir, "fixture"),
+        SchemaValidator(schema_dir, "result"),
+        {p: SchemaValidator(schema_dir, "chunks", p) for p in PROTOCOLS},
+    )
 
 
 def result_validator(corpus_root: Path = DEFAULT_CORPUS) -> SchemaValidator:
@@ -130,14 +136,16 @@ def fast_result_check(corpus_root: Path = DEFAULT_CORPUS) -> Check:
     return compiled_checks(str(corpus_root / "schema")).result
 
 
-def checked_problems(check: Check, validator: SchemaValidator, document: Any,
-                     prefix: str = "") -> list[tuple[str, str]]:
+def checked_problems(
+    check: Check, validator: SchemaValidator, document: Any, prefix: str = ""
+) -> list[tuple[str, str]]:
     """`schema_problems`, asking jsonschema only about a document the compiled check did not pass."""
     return [] if check(document) else schema_problems(validator, document, prefix)
 
 
-def schema_problems(validator: "SchemaValidator | jsonschema.Validator", document: Any,
-                    prefix: str = "") -> list[tuple[str, str]]:
+def schema_problems(
+    validator: SchemaValidator | jsonschema.Validator, document: Any, prefix: str = ""
+) -> list[tuple[str, str]]:
     """(JSON pointer, message) for every schema violation, most specific first."""
     from jsonschema.exceptions import best_match  # noqa: PLC0415 - see SchemaValidator
 
@@ -151,9 +159,9 @@ def schema_problems(validator: "SchemaValidator | jsonschema.Validator", documen
     return out
 
 
-def _branch_for_type(error: "jsonschema.ValidationError") -> list["jsonschema.ValidationError"]:
+def _branch_for_type(error: jsonschema.ValidationError) -> list[jsonschema.ValidationError]:
     """For a part that matches no branch, the errors of the branch its own `type` selects, if any."""
-    by_branch: dict[Any, list["jsonschema.ValidationError"]] = {}
+    by_branch: dict[Any, list[jsonschema.ValidationError]] = {}
     for sub in error.context:
         by_branch.setdefault(sub.relative_schema_path[0], []).append(sub)
     for errors in by_branch.values():
@@ -180,13 +188,16 @@ def load_corpus(root: Path | str = DEFAULT_CORPUS, check_reference: bool = True)
             problems.append(FixtureProblem(rel, None, "/", "symlink to a file outside the corpus; not loaded"))
             continue
         try:
-            fixture, found = _check_file(path, rel, (checks, fixture_v, chunk_v), tags, retired, seen,
-                                         check_reference, corpus.reference)
+            fixture, found = _check_file(
+                path, rel, (checks, fixture_v, chunk_v), tags, retired, seen, check_reference, corpus.reference
+            )
         except RecursionError:
             # json, jsonschema, the reference and the comparison all recurse: a file nested deeper than
             # Python's limit is a problem of that file, and every other file is still checked.
-            fixture, found = None, [FixtureProblem(rel, None, "/", "nested too deeply to check "
-                                                   "(deeper than Python's recursion limit)")]
+            fixture, found = (
+                None,
+                [FixtureProblem(rel, None, "/", "nested too deeply to check (deeper than Python's recursion limit)")],
+            )
         problems.extend(found)
         if fixture is not None and not found:
             corpus.fixtures.append(fixture)
@@ -216,6 +227,7 @@ def _check_duplicates(corpus: Corpus, seen: dict[str, list[str]]) -> None:
 
 def _check_file(path: Path, rel: str, schemas, tags, retired, seen, check_reference, outcomes):
     checks, fixture_v, chunk_v = schemas
+
     def problem(field_name: str, message: str, fid: str | None = None) -> FixtureProblem:
         return FixtureProblem(rel, fid, field_name, message)
 
@@ -235,8 +247,10 @@ def _check_file(path: Path, rel: str, schemas, tags, retired, seen, check_refere
     # the results file and the SSE served to an adapter are all UTF-8, so it is a problem of this file,
     # named before any other check can copy it (or a key holding it, as a field) into a message.
     surrogates = _lone_surrogates(data) if _SURROGATE_ESCAPE.search(text) else []  # the walk only where one can be
-    found = [problem(pointer, message, None if fid is None or _SURROGATE.search(fid) else fid)
-             for pointer, message in surrogates]
+    found = [
+        problem(pointer, message, None if fid is None or _SURROGATE.search(fid) else fid)
+        for pointer, message in surrogates
+    ]
     if found:
         return None, found
     found = [problem(pointer, message, fid) for pointer, message in checked_problems(checks.fixture, fixture_v, data)]
@@ -246,23 +260,37 @@ def _check_file(path: Path, rel: str, schemas, tags, retired, seen, check_refere
         if tag not in tags:
             found.append(problem(f"/tags/{position}", f"unknown tag {tag!r} (vocabulary: corpus/tags.json)", fid))
     if TITLE_WORDS_NOT_ALLOWED.search(data["title"]):
-        found.append(problem("/title", "state the behaviour as a fact; titles never say \"should\" or \"test that\"", fid))
+        found.append(problem("/title", 'state the behaviour as a fact; titles never say "should" or "test that"', fid))
     if "unreviewed" in data:
-        found.append(problem("/unreviewed", "not reviewed: the expected result was drafted by code; check every field "
-                             "against the provider's documented stream semantics, then delete `unreviewed`", fid))
+        found.append(
+            problem(
+                "/unreviewed",
+                "not reviewed: the expected result was drafted by code; check every field "
+                "against the provider's documented stream semantics, then delete `unreviewed`",
+                fid,
+            )
+        )
     if fid in retired:
         found.append(problem("/id", f"{fid} is retired (corpus/RETIRED_IDS); ids are never reused", fid))
     seen.setdefault(fid, []).append(rel)
     if path.parent.name in PROTOCOLS and path.parent.name != data["protocol"]:
         found.append(problem("/protocol", f"{data['protocol']!r} in the {path.parent.name}/ directory", fid))
-    found.extend(problem(p, m, fid) for p, m in _chunk_shape_problems(data, checks.chunks[data["protocol"]],
-                                                                      chunk_v[data["protocol"]]))
+    found.extend(
+        problem(p, m, fid)
+        for p, m in _chunk_shape_problems(data, checks.chunks[data["protocol"]], chunk_v[data["protocol"]])
+    )
     spec = protocol(data["protocol"])
     if (lint := spec.optional_part("lint")) is not None:
         found.extend(problem(p, m, fid) for p, m in lint.chunk_problems(data["chunks"]))
     if data.get("stream_end") == "eof" and spec.framing.terminator is None:
-        found.append(problem("/stream_end", f"`eof` only means something for a protocol whose streams end with a "
-                             f"terminator; {data['protocol']} has none", fid))
+        found.append(
+            problem(
+                "/stream_end",
+                f"`eof` only means something for a protocol whose streams end with a "
+                f"terminator; {data['protocol']} has none",
+                fid,
+            )
+        )
     if "sse" in data:
         found.extend(problem(p, m, fid) for p, m in _raw_sse_problems(data))
     if "sse_cuts" in data:
@@ -280,8 +308,13 @@ def _chunk_shape_problems(data: dict[str, Any], chunk_check: Check, chunk_valida
     tagged = "off-schema" in data["tags"]
     out: list[tuple[str, str]] = []
     if bool(declared) != tagged:
-        out.append(("/off_schema", "the tag `off-schema` and the list `off_schema` come together: a fixture that breaks "
-                                   "the chunk shape says so in both"))
+        out.append(
+            (
+                "/off_schema",
+                "the tag `off-schema` and the list `off_schema` come together: a fixture that breaks "
+                "the chunk shape says so in both",
+            )
+        )
     broken: set[str] = set()
     for position, chunk in enumerate(data["chunks"]):
         for pointer, message in checked_problems(chunk_check, chunk_validator, chunk, f"/chunks/{position}"):
@@ -306,8 +339,13 @@ def _lone_surrogates(data: Any) -> list[tuple[str, str]]:
         pointer, value = stack.pop()
         if isinstance(value, str):
             if lone := _SURROGATE.search(value):
-                out.append((pointer or "/", f"lone surrogate {_escaped(lone.group())} in a string "
-                            "(no Unicode character; the harness writes fixtures' text as UTF-8)"))
+                out.append(
+                    (
+                        pointer or "/",
+                        f"lone surrogate {_escaped(lone.group())} in a string "
+                        "(no Unicode character; the harness writes fixtures' text as UTF-8)",
+                    )
+                )
         elif isinstance(value, dict):
             children = []
             for key, item in value.items():
@@ -364,27 +402,47 @@ def _expectation_problems(fixture: Fixture) -> list[tuple[str, str]]:
         out.append(("/rejected", "the tag `rejected-stream` and `rejected` come together"))
     if fixture.rejection is not None:
         if fixture.raise_acceptable:
-            out.append(("/implementation_defined/raise_acceptable", "a rejected stream already accepts its rejection "
-                                                                    "(`rejected.matches`)"))
+            out.append(
+                (
+                    "/implementation_defined/raise_acceptable",
+                    "a rejected stream already accepts its rejection (`rejected.matches`)",
+                )
+            )
         try:
             re.compile(fixture.rejection["matches"])
         except re.error as exc:
             out.append(("/rejected/matches", f"not a regular expression: {exc}"))
     outcomes = ([("/expected", fixture.expected)] if fixture.expected is not None else []) + [
-        (f"/implementation_defined/acceptable/{i}/result", a["result"]) for i, a in enumerate(fixture.acceptable)]
+        (f"/implementation_defined/acceptable/{i}/result", a["result"]) for i, a in enumerate(fixture.acceptable)
+    ]
     for i, rule in enumerate(fixture.forbidden):
         for pointer, value in rule["match"].items():
             if pointer.endswith("/arguments") and is_no_arguments(value):
-                out.append((f"/implementation_defined/forbidden/{i}/match",
-                            f"{pointer}: spell no arguments as \"{{}}\" (CONTRACT 4 makes null and \"\" the same value)"))
+                out.append(
+                    (
+                        f"/implementation_defined/forbidden/{i}/match",
+                        f'{pointer}: spell no arguments as "{{}}" (CONTRACT 4 makes null and "" the same value)',
+                    )
+                )
         for where, outcome in outcomes:
             if forbidden_matches(rule, normalised(outcome)):
-                out.append((f"/implementation_defined/forbidden/{i}", f"matches {where}: a forbidden outcome cannot also be acceptable"))
+                out.append(
+                    (
+                        f"/implementation_defined/forbidden/{i}",
+                        f"matches {where}: a forbidden outcome cannot also be acceptable",
+                    )
+                )
     if fixture.implementation_defined and not (fixture.acceptable or fixture.raise_acceptable or fixture.forbidden):
-        out.append(("/implementation_defined", "lists no acceptable alternative, raise_acceptable or forbidden outcome"))
+        out.append(
+            ("/implementation_defined", "lists no acceptable alternative, raise_acceptable or forbidden outcome")
+        )
     if bool(fixture.raise_acceptable) != bool(fixture.raise_matches):
-        out.append(("/implementation_defined", "raise_acceptable and raise_matches come together: an accepted raise "
-                                               "names the error it accepts"))
+        out.append(
+            (
+                "/implementation_defined",
+                "raise_acceptable and raise_matches come together: an accepted raise names the error it accepts",
+            )
+        )
     elif fixture.raise_matches:
         try:
             re.compile(fixture.raise_matches)
@@ -408,8 +466,13 @@ def reference_problems(fixture: Fixture, outcomes: dict[str, ReferenceOutcome] |
         if fixture.rejection is None:
             return [(f"/chunks/{exc.chunk_index}", f"the reference cannot assemble this chunk: {exc.message}")]
         if not re.search(fixture.rejection["matches"], f"AssemblyError: {exc}", re.IGNORECASE):
-            return [("/rejected/matches", f"the reference rejects the stream with \"AssemblyError: {exc}\", "
-                                          f"which /{fixture.rejection['matches']}/ does not match")]
+            return [
+                (
+                    "/rejected/matches",
+                    f'the reference rejects the stream with "AssemblyError: {exc}", '
+                    f"which /{fixture.rejection['matches']}/ does not match",
+                )
+            ]
         return []
     if fixture.rejection is not None:
         return [("/rejected", "the reference assembles this stream instead of rejecting it")]
@@ -422,9 +485,17 @@ def reference_problems(fixture: Fixture, outcomes: dict[str, ReferenceOutcome] |
     divergences = compare(fixture.expected, produced)
     if not divergences:  # equal under the comparison's tolerances, yet not byte-identical
         from deltacheck.judge.compare import full_diff
-        return [("/expected", "the reference's result differs in bytes the comparison tolerates; the fixture must hold "
-                 "exactly what the reference produces:\n" + full_diff(fixture.expected, produced))]
-    return [(f"/expected{d.pointer}", f"the reference disagrees: {d.describe().split(': ', 1)[1]}") for d in divergences]
+
+        return [
+            (
+                "/expected",
+                "the reference's result differs in bytes the comparison tolerates; the fixture must hold "
+                "exactly what the reference produces:\n" + full_diff(fixture.expected, produced),
+            )
+        ]
+    return [
+        (f"/expected{d.pointer}", f"the reference disagrees: {d.describe().split(': ', 1)[1]}") for d in divergences
+    ]
 
 
 def _check_derivations(corpus: Corpus) -> None:
@@ -432,8 +503,11 @@ def _check_derivations(corpus: Corpus) -> None:
     for fixture in list(corpus.fixtures):
         parent = fixture.provenance.get("derived_from")
         if parent is not None and parent not in ids:
-            corpus.problems.append(FixtureProblem(fixture.path, fixture.id, "/provenance/derived_from",
-                                                  f"{parent} is not a fixture in this corpus"))
+            corpus.problems.append(
+                FixtureProblem(
+                    fixture.path, fixture.id, "/provenance/derived_from", f"{parent} is not a fixture in this corpus"
+                )
+            )
             corpus.fixtures.remove(fixture)
 
 

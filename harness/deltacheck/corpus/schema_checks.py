@@ -14,10 +14,11 @@ use with the same meaning (no `$ref` has sibling keywords, the one place where t
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import fastjsonschema
 
@@ -85,7 +86,7 @@ def _values_compare_as_json(schema: Any) -> bool:
     return True
 
 
-@lru_cache(maxsize=None)
+@cache
 def compiled_checks(schema_dir: str) -> CompiledChecks:
     root = Path(schema_dir)
     documents = {name: json.loads((root / name).read_text(encoding="utf-8")) for name in SCHEMA_FILES}
@@ -100,8 +101,13 @@ def compiled_checks(schema_dir: str) -> CompiledChecks:
     handlers = {scheme: fetch for scheme in {uri.split(":", 1)[0] for uri in by_id}}
 
     def compiled(schema: dict[str, Any]) -> Check:
-        validate = fastjsonschema.compile({**schema, "$schema": DRAFT_7}, handlers=handlers, use_formats=False,
-                                          use_default=False, detailed_exceptions=False)
+        validate = fastjsonschema.compile(
+            {**schema, "$schema": DRAFT_7},
+            handlers=handlers,
+            use_formats=False,
+            use_default=False,
+            detailed_exceptions=False,
+        )
 
         def is_valid(document: Any) -> bool:
             try:
@@ -122,14 +128,18 @@ def compiled_checks(schema_dir: str) -> CompiledChecks:
     )
 
 
-@lru_cache(maxsize=None)
+@cache
 def compiled_schema_check(schema_path: str) -> Check:
     """One standalone schema file (no `$ref` to others) compiled the same way: valid, or ask jsonschema."""
     document = json.loads(Path(schema_path).read_text(encoding="utf-8"))
     if not _values_compare_as_json(document):
         return _never
-    validate = fastjsonschema.compile({**_const_as_enum(document), "$schema": DRAFT_7}, use_formats=False,
-                                      use_default=False, detailed_exceptions=False)
+    validate = fastjsonschema.compile(
+        {**_const_as_enum(document), "$schema": DRAFT_7},
+        use_formats=False,
+        use_default=False,
+        detailed_exceptions=False,
+    )
 
     def is_valid(data: Any) -> bool:
         try:

@@ -36,14 +36,15 @@ import random
 from types import ModuleType
 from typing import Any
 
-from deltacheck.protocols import REGISTRY, all_protocols, protocol as registered
+from deltacheck.protocols import REGISTRY, all_protocols
+from deltacheck.protocols import protocol as registered
 
 SHAPES = ("text", "tool", "tools4", "tools4-interleaved")
 INTERLEAVED = "tools4-interleaved"
 CALLS = {"text": 0, "tool": 1, "tools4": 4, INTERLEAVED: 4}
 # Plain letters and spaces, plus JSON escapes inside the arguments' string (a cut may fall inside one).
 _WORDS = ("alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta")
-_ESCAPES = ("\\n", "\\\"", "\\\\", "\\u00e9")
+_ESCAPES = ("\\n", '\\"', "\\\\", "\\u00e9")
 
 
 def layout(protocol: str) -> ModuleType:
@@ -76,7 +77,7 @@ def arguments_text(rng: random.Random, length: int) -> str:
 
 
 def fragments(text: str, size: int) -> list[str]:
-    return [text[i:i + size] for i in range(0, len(text), size)]
+    return [text[i : i + size] for i in range(0, len(text), size)]
 
 
 class Scenario:
@@ -102,8 +103,15 @@ class Scenario:
             # Each call's arguments are at least 16 characters (a JSON object around a string).
             share = max(count // calls, -(-16 // size))
             self.text = ""
-            self.calls = [{"id": f"call_{i}", "item_id": f"fc_{i}", "name": f"write_file_{i}",
-                           "arguments": arguments_text(rng, share * size)} for i in range(calls)]
+            self.calls = [
+                {
+                    "id": f"call_{i}",
+                    "item_id": f"fc_{i}",
+                    "name": f"write_file_{i}",
+                    "arguments": arguments_text(rng, share * size),
+                }
+                for i in range(calls)
+            ]
             per_call = [fragments(call["arguments"], size) for call in self.calls]
         self.order: list[tuple[int, str]] = []  # (call, fragment) in stream order
         if self.interleaved:  # round-robin: every fragment switches to another call
@@ -141,15 +149,33 @@ class Scenario:
         if not self.calls:
             return [{"type": "text", "text": self.text, "annotations": []}]
         item_ids = layout(self.protocol).CALL_ITEM_IDS
-        return [{"type": "tool_call", "kind": "function", "id": call["id"], "item_id": call["item_id"] if item_ids else None,
-                 "name": call["name"], "arguments": call["arguments"]} for call in self.calls]
+        return [
+            {
+                "type": "tool_call",
+                "kind": "function",
+                "id": call["id"],
+                "item_id": call["item_id"] if item_ids else None,
+                "name": call["name"],
+                "arguments": call["arguments"],
+            }
+            for call in self.calls
+        ]
 
     def expected_result(self) -> dict[str, Any]:
         """The whole canonical result (CONTRACT.md 3.1): parts, finish reason and usage as put on the wire."""
         on_the_wire = layout(self.protocol)
-        return {"choices": [{"index": 0, "parts": self.expected_parts(), "finish_reason": on_the_wire.finish_reason(self),
-                             "finish_detail": None}],
-                "usage": on_the_wire.usage(self), "error": None}
+        return {
+            "choices": [
+                {
+                    "index": 0,
+                    "parts": self.expected_parts(),
+                    "finish_reason": on_the_wire.finish_reason(self),
+                    "finish_detail": None,
+                }
+            ],
+            "usage": on_the_wire.usage(self),
+            "error": None,
+        }
 
     def mismatch(self, result: dict[str, Any]) -> str | None:
         """What is wrong with an assembled result's parts and events, or None when they are the expected ones."""
@@ -182,5 +208,7 @@ def _first_difference(parts: Any, expected: list[dict[str, Any]]) -> str:
 
 def unreal_shape(protocol: str, shape: str) -> str:
     """Why a protocol does not stream a shape (only the interleaved one is limited)."""
-    return (f"only {', '.join(p.name for p in all_protocols() if shape in streamed_shapes(p.name))} interleave the "
-            f"fragments of parallel calls; {protocol} streams one call after another (use tools4)")
+    return (
+        f"only {', '.join(p.name for p in all_protocols() if shape in streamed_shapes(p.name))} interleave the "
+        f"fragments of parallel calls; {protocol} streams one call after another (use tools4)"
+    )

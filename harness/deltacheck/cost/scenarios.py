@@ -11,14 +11,14 @@ from __future__ import annotations
 import dataclasses
 import json
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
-from deltacheck.errors import FixtureProblem
+from deltacheck.corpus.schema_checks import compiled_schema_check
 from deltacheck.cost.long_streams import Scenario, streamed_shapes, unreal_shape
+from deltacheck.errors import FixtureProblem
 from deltacheck.model import AssemblyRequest, Fixture
 from deltacheck.reference import ReferenceOutcome
-from deltacheck.corpus.schema_checks import compiled_schema_check
 
 SCHEMA_FILE = "scenario.schema.json"
 
@@ -41,8 +41,16 @@ class ScenarioSpec:
     def fixture(self, scenario: Scenario) -> Fixture:
         """The generated stream as a fixture the normal judge can score, its expected result generated too."""
         fixture_id = f"{self.id}@{scenario.count}"
-        return Fixture(id=fixture_id, title=self.title, protocol=self.protocol, tags=(), provenance={"generated": self.path},
-                       chunks=tuple(scenario.chunks), expected=scenario.expected_result(), path=self.path)
+        return Fixture(
+            id=fixture_id,
+            title=self.title,
+            protocol=self.protocol,
+            tags=(),
+            provenance={"generated": self.path},
+            chunks=tuple(scenario.chunks),
+            expected=scenario.expected_result(),
+            path=self.path,
+        )
 
     @staticmethod
     def fragment_positions(scenario: Scenario) -> ReferenceOutcome:
@@ -65,7 +73,7 @@ def served_request(fixture: Fixture) -> AssemblyRequest:
     return request
 
 
-@lru_cache(maxsize=None)
+@cache
 def _validator(schema_path: str):
     """jsonschema's validator, imported only to explain a spec the compiled check did not pass."""
     import jsonschema
@@ -92,7 +100,9 @@ def load_scenarios(corpus_root: Path) -> tuple[list[ScenarioSpec], list[FixtureP
         return [], []
     schema_dir = corpus_root / "schema"
     if not (schema_dir / SCHEMA_FILE).is_file():
-        return [], [FixtureProblem(str(folder), None, "/", f"scenarios need {schema_dir / SCHEMA_FILE}, which is missing")]
+        return [], [
+            FixtureProblem(str(folder), None, "/", f"scenarios need {schema_dir / SCHEMA_FILE}, which is missing")
+        ]
     schema_path = str(schema_dir / SCHEMA_FILE)
     specs: list[ScenarioSpec] = []
     problems: list[FixtureProblem] = []
@@ -126,11 +136,19 @@ def _check_spec(path: Path, rel: str, schema_path: str) -> tuple[ScenarioSpec | 
     sizes = data["sizes"]
     if any(b <= a for a, b in zip(sizes, sizes[1:])):
         found.append(FixtureProblem(rel, sid, "/sizes", f"sizes must increase strictly, not {sizes}"))
-    spec = ScenarioSpec(id=data["id"], title=data["title"], protocol=data["protocol"], shape=data["shape"],
-                        fragment_size=data["fragment_size"], sizes=tuple(sizes), path=rel, seed=data.get("seed", 13))
+    spec = ScenarioSpec(
+        id=data["id"],
+        title=data["title"],
+        protocol=data["protocol"],
+        shape=data["shape"],
+        fragment_size=data["fragment_size"],
+        sizes=tuple(sizes),
+        path=rel,
+        seed=data.get("seed", 13),
+    )
     return spec, found
 
 
 def _shorten(message: str, limit: int = 200) -> str:
     message = " ".join(message.split())
-    return message if len(message) <= limit else message[:limit - 1] + "…"
+    return message if len(message) <= limit else message[: limit - 1] + "…"

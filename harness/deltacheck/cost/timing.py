@@ -19,14 +19,15 @@ import math
 import sys
 import time
 import tracemalloc
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
-from deltacheck.model import AssemblyRequest
-from deltacheck.running.runner import call_adapter
 from deltacheck.cost.scenarios import ScenarioSpec, served_request
 from deltacheck.judge.verdict import PASSING, Outcome, Returned, judge
+from deltacheck.model import AssemblyRequest
+from deltacheck.running.runner import call_adapter
 
 if TYPE_CHECKING:
     from deltacheck.adapter import Adapter
@@ -45,10 +46,18 @@ MAX_ROUNDS = 3
 # Causes of super-linear growth found by profiling the libraries, by adapter name prefix and shape.
 TOOL_SHAPES = ("tool", "tools4", "tools4-interleaved")
 KNOWN_CAUSES: tuple[tuple[str, tuple[str, ...], str], ...] = (
-    ("langchain-openai", TOOL_SHAPES, "langchain-core's `chunk + chunk` re-parses the accumulated arguments "
-                                      "with a partial-JSON parser on every fragment"),
-    ("langchain-anthropic", TOOL_SHAPES, "langchain-core's `chunk + chunk` re-parses the accumulated tool input "
-                                         "with a partial-JSON parser on every fragment"),
+    (
+        "langchain-openai",
+        TOOL_SHAPES,
+        "langchain-core's `chunk + chunk` re-parses the accumulated arguments "
+        "with a partial-JSON parser on every fragment",
+    ),
+    (
+        "langchain-anthropic",
+        TOOL_SHAPES,
+        "langchain-core's `chunk + chunk` re-parses the accumulated tool input "
+        "with a partial-JSON parser on every fragment",
+    ),
     ("anthropic-python", TOOL_SHAPES, "anthropic-python re-parses its JSON buffer on every input_json_delta"),
 )
 # Not listed: openai-node-chat's arguments-done event on every switch between interleaved calls, which the
@@ -81,7 +90,7 @@ FIT_DECADES = 1  # the exponent is fitted over the sizes within 10**FIT_DECADES 
 
 def growth_exponent(sizes: list[int], seconds: list[float]) -> float | None:
     """The exponent over the largest sizes measured, where a fixed cost per stream no longer hides the growth."""
-    upper = [(n, t) for n, t in zip(sizes, seconds) if n * 10 ** FIT_DECADES >= max(sizes, default=0)]
+    upper = [(n, t) for n, t in zip(sizes, seconds) if n * 10**FIT_DECADES >= max(sizes, default=0)]
     if len(upper) < 2:
         upper = list(zip(sizes, seconds))
     return fitted_exponent([n for n, _ in upper], [t for _, t in upper])
@@ -114,7 +123,7 @@ def size_over(limit: float, sizes: list[int], seconds: list[float], exponent: fl
     return sizes[-1] * (limit / max(seconds[-1], 1e-9)) ** (1 / exponent), "extrapolated"
 
 
-def local_slope(points: list["Point"]) -> float | None:
+def local_slope(points: list[Point]) -> float | None:
     """The growth between the two largest sizes measured: where a super-linear term shows first."""
     if len(points) < 2:
         return None
@@ -122,7 +131,7 @@ def local_slope(points: list["Point"]) -> float | None:
     return math.log(max(last.seconds, 1e-9) / max(before.seconds, 1e-9)) / math.log(last.fragments / before.fragments)
 
 
-def stop_reason(points: list["Point"], next_size: int, budget: float) -> str | None:
+def stop_reason(points: list[Point], next_size: int, budget: float) -> str | None:
     """Why N stops growing before `next_size`, or None to go on.
 
     A stream growing super-linearly between its last two sizes may take STEEP_BUDGET_FACTOR budgets:
@@ -138,12 +147,17 @@ def stop_reason(points: list["Point"], next_size: int, budget: float) -> str | N
     what = f"the {allowed:g} s a stream growing super-linearly may take" if steep else f"the {budget:g} s budget"
     if last.seconds > allowed:
         return f"one stream took {last.seconds:.2f} s at N={last.fragments:,}, over {what}"
-    exponent = max(growth_exponent([p.fragments for p in points], [p.seconds for p in points]) or 1.0,
-                   slope if steep and slope is not None else 1.0, 1.0)
+    exponent = max(
+        growth_exponent([p.fragments for p in points], [p.seconds for p in points]) or 1.0,
+        slope if steep and slope is not None else 1.0,
+        1.0,
+    )
     predicted = last.seconds * (next_size / last.fragments) ** exponent
     if predicted > PREDICTED_LIMIT * allowed:
-        return (f"N={next_size:,} would take about {predicted:.1f} s (predicted from N={last.fragments:,}), "
-                f"over {PREDICTED_LIMIT:g}x {what}")
+        return (
+            f"N={next_size:,} would take about {predicted:.1f} s (predicted from N={last.fragments:,}), "
+            f"over {PREDICTED_LIMIT:g}x {what}"
+        )
     return None
 
 
@@ -231,8 +245,14 @@ class Implementation:
             tracemalloc.stop()
 
 
-def timed_again_if_steep(implementation: Implementation, request: AssemblyRequest, timeout: float, timed: Timed,
-                         previous: tuple[int, float] | None, size: int) -> Timed:
+def timed_again_if_steep(
+    implementation: Implementation,
+    request: AssemblyRequest,
+    timeout: float,
+    timed: Timed,
+    previous: tuple[int, float] | None,
+    size: int,
+) -> Timed:
     """Time a stream once more when it grew steeply from the previous size: on a shared machine one
     run can be caught by a pause that is not the implementation's; its growth shows again, a pause does not."""
     if previous is None or timed.rounds >= MAX_ROUNDS or not isinstance(timed.outcome, Returned):
@@ -290,10 +310,17 @@ class Point:
     memory_method: str | None = None
 
     def to_json(self, scenario: str) -> dict[str, Any]:
-        return {"kind": "point", "scenario": scenario, "fragments": self.fragments, "verdict": "pass",
-                "seconds": round(self.seconds, 6), "rounds": self.rounds,
-                "reference_seconds": None if self.reference_seconds is None else round(self.reference_seconds, 6),
-                "peak_memory_bytes": self.peak_memory, "memory_method": self.memory_method}
+        return {
+            "kind": "point",
+            "scenario": scenario,
+            "fragments": self.fragments,
+            "verdict": "pass",
+            "seconds": round(self.seconds, 6),
+            "rounds": self.rounds,
+            "reference_seconds": None if self.reference_seconds is None else round(self.reference_seconds, 6),
+            "peak_memory_bytes": self.peak_memory,
+            "memory_method": self.memory_method,
+        }
 
 
 @dataclass
@@ -317,17 +344,25 @@ class ScenarioCost:
         memories = [p.peak_memory for p in self.points if p.peak_memory is not None]
         super_linear = exponent is not None and exponent > SUPER_LINEAR
         return {
-            "kind": "scenario", "scenario": self.spec.id, "title": self.spec.title, "protocol": self.spec.protocol,
-            "shape": self.spec.shape, "fragment_size": self.spec.fragment_size, "sizes": sizes,
+            "kind": "scenario",
+            "scenario": self.spec.id,
+            "title": self.spec.title,
+            "protocol": self.spec.protocol,
+            "shape": self.spec.shape,
+            "fragment_size": self.spec.fragment_size,
+            "sizes": sizes,
             "exponent": _rounded(exponent, 3),
-            "seconds_at_10k": _rounded(at, 6), "seconds_at_10k_basis": at_basis,
+            "seconds_at_10k": _rounded(at, 6),
+            "seconds_at_10k_basis": at_basis,
             "reference_seconds_at_10k": _rounded(reference_at, 6),
-            "n_over_1s": None if over is None else round(over), "n_over_1s_basis": over_basis,
+            "n_over_1s": None if over is None else round(over),
+            "n_over_1s_basis": over_basis,
             "peak_memory_bytes": max(memories) if memories else None,
             "memory_method": next((p.memory_method for p in self.points if p.memory_method), None),
             "super_linear": super_linear,
             "cause": known_cause(self.adapter_name, self.spec.shape) if super_linear else None,
-            "stopped": self.stopped, "failure": self.failure,
+            "stopped": self.stopped,
+            "failure": self.failure,
         }
 
 
@@ -344,10 +379,13 @@ class ReferenceBaseline:
         self._last: dict[tuple[str, str], tuple[int, float]] = {}  # the largest size timed so far, per scenario
         self._implementations: dict[str, Implementation] = {}
 
-    def seconds(self, mode: str, spec: ScenarioSpec, size: int, request: AssemblyRequest, timeout: float) -> float | None:
+    def seconds(
+        self, mode: str, spec: ScenarioSpec, size: int, request: AssemblyRequest, timeout: float
+    ) -> float | None:
         key = (mode, spec.id, size)
         if key not in self._seconds:
             from deltacheck.errors import DriverFailed
+
             previous = self._last.get((mode, spec.id))
             try:
                 implementation = self._implementation(mode)
@@ -367,11 +405,14 @@ class ReferenceBaseline:
             adapter: Adapter | SubprocessAdapter  # the reference behind its driver, or in process
             if mode == "driver":
                 from deltacheck.driver.subprocess_adapter import SubprocessAdapter
-                adapter = SubprocessAdapter([sys.executable, "-m", "deltacheck.driver",
-                                             "deltacheck.adapters.reference:ReferenceAdapter"])
+
+                adapter = SubprocessAdapter(
+                    [sys.executable, "-m", "deltacheck.driver", "deltacheck.adapters.reference:ReferenceAdapter"]
+                )
                 adapter.start()
             else:
                 from deltacheck.adapter import get_adapter_factory
+
                 adapter = get_adapter_factory("reference")()
             self._implementations[mode] = Implementation(adapter, self.clock)
         return self._implementations[mode]
@@ -383,10 +424,16 @@ class ReferenceBaseline:
         self._implementations.clear()
 
 
-def measure_scenario(implementation: Implementation, spec: ScenarioSpec, validator, fast_check,
-                     budget: float = DEFAULT_BUDGET, timeout: float = DEFAULT_STREAM_TIMEOUT,
-                     baseline: ReferenceBaseline | None = None,
-                     on_point: Callable[[dict[str, Any]], None] = lambda record: None) -> ScenarioCost:
+def measure_scenario(
+    implementation: Implementation,
+    spec: ScenarioSpec,
+    validator,
+    fast_check,
+    budget: float = DEFAULT_BUDGET,
+    timeout: float = DEFAULT_STREAM_TIMEOUT,
+    baseline: ReferenceBaseline | None = None,
+    on_point: Callable[[dict[str, Any]], None] = lambda record: None,
+) -> ScenarioCost:
     """Time one scenario at growing N until the budget stops it or a result is wrong."""
     adapter = implementation.adapter
     capabilities = frozenset(adapter.capabilities)
@@ -401,13 +448,26 @@ def measure_scenario(implementation: Implementation, spec: ScenarioSpec, validat
         timed = implementation.time(request, timeout, warm_up=not cost.points)
         previous = (cost.points[-1].fragments, cost.points[-1].seconds) if cost.points else None
         timed = timed_again_if_steep(implementation, request, timeout, timed, previous, size)
-        verdict = judge(fixture, timed.outcome, capabilities, validator,
-                        ScenarioSpec.fragment_positions(scenario) if "events" in capabilities else None, fast_check)
+        verdict = judge(
+            fixture,
+            timed.outcome,
+            capabilities,
+            validator,
+            ScenarioSpec.fragment_positions(scenario) if "events" in capabilities else None,
+            fast_check,
+        )
         if verdict.verdict not in PASSING:
             cost.failure = {"fragments": size, "verdict": verdict.verdict, "message": verdict.message}
             cost.stopped = f"a {verdict.verdict} at N={size:,}"
-            on_point({"kind": "point", "scenario": spec.id, "fragments": size, "verdict": verdict.verdict,
-                      "message": verdict.message})
+            on_point(
+                {
+                    "kind": "point",
+                    "scenario": spec.id,
+                    "fragments": size,
+                    "verdict": verdict.verdict,
+                    "message": verdict.message,
+                }
+            )
             break
         reference = None
         if adapter.name == "reference" and not implementation.driven:
@@ -420,14 +480,21 @@ def measure_scenario(implementation: Implementation, spec: ScenarioSpec, validat
             # In process, memory is traced once, at the largest size (tracemalloc slows a run several times).
             point.peak_memory, point.memory_method = implementation.traced_peak(request, timeout), "tracemalloc"
         on_point(point.to_json(spec.id))
-    if cost.failure is None and (growth_exponent([p.fragments for p in cost.points],
-                                                 [p.seconds for p in cost.points]) or 0) > SUPER_LINEAR:
+    if (
+        cost.failure is None
+        and (growth_exponent([p.fragments for p in cost.points], [p.seconds for p in cost.points]) or 0) > SUPER_LINEAR
+    ):
         confirm_growth(implementation, spec, cost, timeout, on_point)
     return cost
 
 
-def confirm_growth(implementation: Implementation, spec: ScenarioSpec, cost: "ScenarioCost", timeout: float,
-                   on_point: Callable[[dict[str, Any]], None]) -> None:
+def confirm_growth(
+    implementation: Implementation,
+    spec: ScenarioSpec,
+    cost: ScenarioCost,
+    timeout: float,
+    on_point: Callable[[dict[str, Any]], None],
+) -> None:
     """Time the sizes the exponent is fitted over once more, smallest first, keeping each one's best.
 
     Super-linear growth is a finding only if it shows again: a shared machine busy for a few seconds
@@ -435,12 +502,13 @@ def confirm_growth(implementation: Implementation, spec: ScenarioSpec, cost: "Sc
     look does not repeat; real growth does. Only the timing is repeated; the result was judged.
     """
     largest = max(p.fragments for p in cost.points)
-    for point in [p for p in cost.points if p.fragments * 10 ** FIT_DECADES >= largest]:
+    for point in [p for p in cost.points if p.fragments * 10**FIT_DECADES >= largest]:
         again = implementation.time(served_request(spec.fixture(spec.generate(point.fragments))), timeout)
         if not isinstance(again.outcome, Returned):
             continue
-        own_baseline = point.reference_seconds == point.seconds and cost.adapter_name == "reference" \
-            and not implementation.driven
+        own_baseline = (
+            point.reference_seconds == point.seconds and cost.adapter_name == "reference" and not implementation.driven
+        )
         point.seconds, point.rounds = min(point.seconds, again.seconds), point.rounds + again.rounds
         if own_baseline:
             point.reference_seconds = point.seconds
@@ -452,10 +520,16 @@ def _is_last(points: list[Point], spec: ScenarioSpec, budget: float) -> bool:
     return not following or stop_reason(points, following[0], budget) is not None
 
 
-def measure(implementation: Implementation, specs: list[ScenarioSpec], validator, fast_check,
-            budget: float = DEFAULT_BUDGET, timeout: float = DEFAULT_STREAM_TIMEOUT,
-            baseline: ReferenceBaseline | None = None,
-            on_point: Callable[[dict[str, Any]], None] = lambda record: None) -> Iterator[ScenarioCost]:
+def measure(
+    implementation: Implementation,
+    specs: list[ScenarioSpec],
+    validator,
+    fast_check,
+    budget: float = DEFAULT_BUDGET,
+    timeout: float = DEFAULT_STREAM_TIMEOUT,
+    baseline: ReferenceBaseline | None = None,
+    on_point: Callable[[dict[str, Any]], None] = lambda record: None,
+) -> Iterator[ScenarioCost]:
     """Each scenario of the protocols the implementation speaks, in turn."""
     spoken = set(implementation.adapter.protocols)
     for spec in specs:

@@ -7,21 +7,31 @@ nothing but protocol lines, and that `stop` ends the driver with status 0.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 from deltacheck.corpus.loader import Corpus, result_validator, schema_problems
+from deltacheck.driver.subprocess_adapter import Hello, SubprocessAdapter
 from deltacheck.errors import DriverFailed
+from deltacheck.judge.verdict import BrokeProtocol, Crashed, Raised, Returned, Skipped, TimedOut
 from deltacheck.model import Fixture
 from deltacheck.protocols import PROTOCOLS
-from deltacheck.driver.subprocess_adapter import Hello, SubprocessAdapter
-from deltacheck.judge.verdict import BrokeProtocol, Crashed, Raised, Returned, Skipped, TimedOut
 
 SMOKE_TAGS = ("text", "tool-call")
 # Smoke runs use mainstream streams only: a driver is checked for speaking the protocol, not for
 # handling deviations (a library that rightly raises on an index-less call must not fail here).
-MAINSTREAM_TAGS = {"text", "tool-call", "parallel-calls", "usage", "empty-choices", "whole-arguments", "ping",
-                   "metadata-chunk", "finish-reason", "item-id"}
+MAINSTREAM_TAGS = {
+    "text",
+    "tool-call",
+    "parallel-calls",
+    "usage",
+    "empty-choices",
+    "whole-arguments",
+    "ping",
+    "metadata-chunk",
+    "finish-reason",
+    "item-id",
+}
 
 
 @dataclass(frozen=True)
@@ -37,9 +47,14 @@ def smoke_fixtures(corpus: Corpus, hello: Hello) -> list[tuple[str, Fixture]]:
     for protocol in PROTOCOLS:
         if protocol not in hello.protocols:
             continue
-        runnable = [f for f in corpus.fixtures if f.protocol == protocol
-                    and corpus.required_capabilities(f) <= hello.capabilities
-                    and not f.implementation_defined and set(f.tags) <= MAINSTREAM_TAGS]
+        runnable = [
+            f
+            for f in corpus.fixtures
+            if f.protocol == protocol
+            and corpus.required_capabilities(f) <= hello.capabilities
+            and not f.implementation_defined
+            and set(f.tags) <= MAINSTREAM_TAGS
+        ]
         for tag in SMOKE_TAGS:
             tagged = sorted((f for f in runnable if tag in f.tags), key=lambda f: (len(f.chunks), f.id))
             chosen += [(tag, f) for f in tagged[:1]]
@@ -53,9 +68,12 @@ def check_driver(adapter: SubprocessAdapter, corpus: Corpus, timeout: float) -> 
     except DriverFailed as exc:
         yield Check("answers `start` with a valid hello", False, exc.message)
         return
-    yield Check("answers `start` with a valid hello", True,
-                f"{hello.name}: {hello.library} {hello.version} ({hello.language}); "
-                f"protocols {', '.join(sorted(hello.protocols)) or 'none'}")
+    yield Check(
+        "answers `start` with a valid hello",
+        True,
+        f"{hello.name}: {hello.library} {hello.version} ({hello.language}); "
+        f"protocols {', '.join(sorted(hello.protocols)) or 'none'}",
+    )
     if not hello.protocols:
         yield Check("claims at least one protocol", False, "`protocols` is empty")
     validator = result_validator(corpus.root)
@@ -65,16 +83,23 @@ def check_driver(adapter: SubprocessAdapter, corpus: Corpus, timeout: float) -> 
         name = f"answers an {fixture.protocol} run with a result ({tag}: {fixture.id})"
         if isinstance(outcome, Returned):
             problems = schema_problems(validator, outcome.result)
-            yield Check(name, not problems, "; ".join(f"{p}: {m}" for p, m in problems[:3]) or "a valid canonical result")
+            yield Check(
+                name, not problems, "; ".join(f"{p}: {m}" for p, m in problems[:3]) or "a valid canonical result"
+            )
             continue
         if isinstance(outcome, BrokeProtocol):
             broke.append(f"{fixture.id}: {outcome.message}")
         yield Check(name, False, _not_a_result(outcome))
     stopped = adapter.stop()
     stray = [f"{line.rstrip()[:200]!r}" for line in stopped.stray_output]
-    yield Check("writes nothing but protocol lines to stdout", not broke and not stray,
-                "; ".join(broke + [f"unrequested line {s}" for s in stray]) or "")
-    yield Check("exits with status 0 on `stop`", stopped.was_running and stopped.status == 0, _stop_detail(adapter, stopped))
+    yield Check(
+        "writes nothing but protocol lines to stdout",
+        not broke and not stray,
+        "; ".join(broke + [f"unrequested line {s}" for s in stray]) or "",
+    )
+    yield Check(
+        "exits with status 0 on `stop`", stopped.was_running and stopped.status == 0, _stop_detail(adapter, stopped)
+    )
 
 
 def _stop_detail(adapter: SubprocessAdapter, stopped) -> str:

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from deltacheck.driver.envs import STAMP_FILE, env_dir
+from deltacheck.driver.manifests import Manifest
 from deltacheck.files import write_text_atomically
 from deltacheck.locations import PACKAGE_DIR
-from deltacheck.driver.manifests import Manifest
 from deltacheck.protocols import all_protocols
 
 RECORDS = "descriptions"

@@ -20,14 +20,15 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
 
-from deltacheck.errors import EnvironmentFailed
-from deltacheck.locations import CHECKOUT, PACKAGE_DIR, envs_dir as default_envs_dir
 from deltacheck.driver.manifests import ADAPTERS_DIR, BUILT_LANGUAGES, Manifest
+from deltacheck.errors import EnvironmentFailed
+from deltacheck.locations import CHECKOUT, PACKAGE_DIR
+from deltacheck.locations import envs_dir as default_envs_dir
 
 ENVS_DIR = default_envs_dir()
 STAMP_FILE = "deltacheck.stamp"
@@ -48,8 +49,15 @@ Runner = Callable[[Sequence[str], Path], tuple[int, str]]
 
 def run_command(command: Sequence[str], cwd: Path) -> tuple[int, str]:
     try:
-        done = subprocess.run(list(command), cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True, errors="replace")
+        done = subprocess.run(
+            list(command),
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            errors="replace",
+        )
     except OSError as exc:
         return 127, str(exc)
     return done.returncode, done.stdout
@@ -122,9 +130,14 @@ def env_state(manifest: Manifest, envs_dir: Path = ENVS_DIR) -> str:
     return "ready" if stamp.read_text(encoding="utf-8").strip() == wanted_stamp(manifest) else "stale"
 
 
-def ensure_env(manifest: Manifest, *, envs_dir: Path = ENVS_DIR, rebuild: bool = False,
-               log: Callable[[str], None] = lambda line: print(line, file=sys.stderr),
-               run: Runner = run_command) -> bool:
+def ensure_env(
+    manifest: Manifest,
+    *,
+    envs_dir: Path = ENVS_DIR,
+    rebuild: bool = False,
+    log: Callable[[str], None] = lambda line: print(line, file=sys.stderr),
+    run: Runner = run_command,
+) -> bool:
     """Build the environment unless its stamp matches; True when it built. EnvironmentFailed quotes the output."""
     if manifest.language == "node" and not manifest.setup:
         return False
@@ -137,19 +150,41 @@ def ensure_env(manifest: Manifest, *, envs_dir: Path = ENVS_DIR, rebuild: bool =
         shutil.rmtree(target, ignore_errors=True)
         if manifest.language == "python":
             assert manifest.requirements is not None  # every python entry names one (checked when it is read)
-            steps = [[sys.executable, "-m", "venv", str(target)],
-                     [str(target / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check",
-                      "--no-input", "-r", str(manifest.folder / manifest.requirements)]]
+            steps = [
+                [sys.executable, "-m", "venv", str(target)],
+                [
+                    str(target / "bin" / "python"),
+                    "-m",
+                    "pip",
+                    "install",
+                    "--disable-pip-version-check",
+                    "--no-input",
+                    "-r",
+                    str(manifest.folder / manifest.requirements),
+                ],
+            ]
             cwd = manifest.folder
         elif manifest.language == "java":
             assert manifest.pom is not None  # reading a manifest gives every java entry one (pom.xml by default)
             cwd = _copy_jvm_sources(manifest, target)
-            steps = [["mvn", "-B", "-q", "-Dstyle.color=never", f"-Dmaven.repo.local={envs_dir / MAVEN_REPOSITORY}", "-f", manifest.pom,
-                      "package"]]
+            steps = [
+                [
+                    "mvn",
+                    "-B",
+                    "-q",
+                    "-Dstyle.color=never",
+                    f"-Dmaven.repo.local={envs_dir / MAVEN_REPOSITORY}",
+                    "-f",
+                    manifest.pom,
+                    "package",
+                ]
+            ]
         elif manifest.language == "go":
             # Built in place: `go build -mod=readonly` writes nothing into the sources, only the binary.
             cwd = manifest.build_root
-            steps = [["go", "build", "-mod=readonly", "-trimpath", "-o", str(target / "driver"), f"./{manifest.folder.name}"]]
+            steps = [
+                ["go", "build", "-mod=readonly", "-trimpath", "-o", str(target / "driver"), f"./{manifest.folder.name}"]
+            ]
         else:
             steps = [list(manifest.setup)]
             _copy_node_sources(manifest, envs_dir)
@@ -224,22 +259,33 @@ def launch(manifest: Manifest, *, envs_dir: Path = ENVS_DIR, adapters_dir: Path 
         command = ("java", *JVM_OPTIONS, "-jar", str(jvm_jar(manifest, envs_dir)), *manifest.args)
         return Launch(command, str(env_dir(manifest, envs_dir)), env)
     if manifest.language == "go":
-        return Launch((str(env_dir(manifest, envs_dir) / "driver"), *manifest.args), str(env_dir(manifest, envs_dir)), env)
+        return Launch(
+            (str(env_dir(manifest, envs_dir) / "driver"), *manifest.args), str(env_dir(manifest, envs_dir)), env
+        )
     # The driver is booted with `deltacheck` and `deltacheck.adapters` registered from these folders;
     # nothing from the harness's own environment is on the adapter's path.
     env.pop("PYTHONPATH", None)
     env.pop("PYTHONHOME", None)
     python = env_dir(manifest, envs_dir) / "bin" / "python"
     assert manifest.entry is not None  # the manifest schema requires it of a python entry
-    command = (str(python), "-P", str(PACKAGE_DIR / "driver" / "boot.py"), str(PACKAGE_DIR), str(adapters_dir), manifest.entry)
+    command = (
+        str(python),
+        "-P",
+        str(PACKAGE_DIR / "driver" / "boot.py"),
+        str(PACKAGE_DIR),
+        str(adapters_dir),
+        manifest.entry,
+    )
     return Launch(command, str(adapters_dir.parent), env)
 
 
 # -- re-locking a requirements file --------------------------------------------------------------
 
 DIRECT_HEADER = "# What the adapter imports, pinned:"
-FROZEN_HEADER = ("# Everything else, frozen from a clean install of the above (pip freeze), so every machine builds the\n"
-                 "# same environment and REPORT.md does not move under a transitive release:")
+FROZEN_HEADER = (
+    "# Everything else, frozen from a clean install of the above (pip freeze), so every machine builds the\n"
+    "# same environment and REPORT.md does not move under a transitive release:"
+)
 
 
 def direct_requirements(text: str) -> list[str]:
@@ -253,8 +299,9 @@ def direct_requirements(text: str) -> list[str]:
     return direct
 
 
-def relock(manifest: Manifest, work_dir: Path, *, log: Callable[[str], None] = print,
-           run: Runner = run_command) -> Path:
+def relock(
+    manifest: Manifest, work_dir: Path, *, log: Callable[[str], None] = print, run: Runner = run_command
+) -> Path:
     """Rewrite a Python manifest's requirements file: its direct pins, then the full set they resolve to.
 
     Run it after changing a direct pin; the environment's stamp changes, so `envs` rebuilds it.
@@ -265,9 +312,11 @@ def relock(manifest: Manifest, work_dir: Path, *, log: Callable[[str], None] = p
     venv = work_dir / f"relock-{manifest.env_name}"
     shutil.rmtree(venv, ignore_errors=True)
     python = str(venv / "bin" / "python")
-    steps = [[sys.executable, "-m", "venv", str(venv)],
-             [python, "-m", "pip", "install", "--disable-pip-version-check", "--no-input", *direct],
-             [python, "-m", "pip", "freeze", "--exclude", "pip", "--exclude", "setuptools", "--exclude", "wheel"]]
+    steps = [
+        [sys.executable, "-m", "venv", str(venv)],
+        [python, "-m", "pip", "install", "--disable-pip-version-check", "--no-input", *direct],
+        [python, "-m", "pip", "freeze", "--exclude", "pip", "--exclude", "setuptools", "--exclude", "wheel"],
+    ]
     output = ""
     for command in steps:
         log(f"{manifest.env_name}: {' '.join(command)}")
@@ -276,8 +325,11 @@ def relock(manifest: Manifest, work_dir: Path, *, log: Callable[[str], None] = p
             raise EnvironmentFailed(manifest.env_name, command, output[-OUTPUT_TAIL:].rstrip())
     shutil.rmtree(venv, ignore_errors=True)
     names = {_project(line) for line in direct}
-    frozen = [line for line in output.splitlines() if "==" in line and not line.startswith(("#", "-"))
-              and _project(line) not in names]  # pip's warnings share the output; pins are `name==version`
+    frozen = [
+        line
+        for line in output.splitlines()
+        if "==" in line and not line.startswith(("#", "-")) and _project(line) not in names
+    ]  # pip's warnings share the output; pins are `name==version`
     path.write_text("\n".join([DIRECT_HEADER, *direct, FROZEN_HEADER, *frozen]) + "\n", encoding="utf-8")
     return path
 

@@ -8,15 +8,16 @@ third-party library; only the driver, in its own environment, does.
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from deltacheck.driver import descriptions
 from deltacheck.driver.envs import ENVS_DIR, ensure_env, env_state, launch, missing_tool
-from deltacheck.errors import DriverFailed, ManifestProblem
 from deltacheck.driver.manifests import ADAPTERS_DIR, Manifest, load_manifests, relative_label
 from deltacheck.driver.subprocess_adapter import Hello, SubprocessAdapter
+from deltacheck.errors import DriverFailed, ManifestProblem
 
 PROBE_TIMEOUT = 60.0
 
@@ -51,15 +52,27 @@ class ExternalAdapter:
         key = (self.name, str(self.envs_dir))
         if key not in _running:
             spec = launch(self.manifest, envs_dir=self.envs_dir, adapters_dir=self.adapters_dir)
-            _running[key] = SubprocessAdapter(spec.command, cwd=spec.cwd, env=spec.env, expected_name=self.name,
-                                              on_hello=self._record)
+            _running[key] = SubprocessAdapter(
+                spec.command, cwd=spec.cwd, env=spec.env, expected_name=self.name, on_hello=self._record
+            )
         return _running[key]
 
     def describe(self, hello: Hello | None = None) -> dict[str, Any]:
         """The manifest's data; the implementation's own (library, version, ...) when a hello is given."""
-        described = hello.describe() if hello else {
-            "name": self.name, "library": None, "version": None, "protocols": [], "capabilities": [],
-            "code_path": "", "capability_notes": {}, "language": self.manifest.language}
+        described = (
+            hello.describe()
+            if hello
+            else {
+                "name": self.name,
+                "library": None,
+                "version": None,
+                "protocols": [],
+                "capabilities": [],
+                "code_path": "",
+                "capability_notes": {},
+                "language": self.manifest.language,
+            }
+        )
         return {**described, "manifest": relative_label(self.manifest.path, self.adapters_dir), "env": self.env_state()}
 
     def probe(self) -> Hello | None:
@@ -77,8 +90,14 @@ class ExternalAdapter:
             except (TypeError, KeyError, ValueError):
                 pass  # a record from another version of the harness: ask the driver
         spec = launch(self.manifest, envs_dir=self.envs_dir, adapters_dir=self.adapters_dir)
-        with SubprocessAdapter(spec.command, cwd=spec.cwd, env=spec.env, expected_name=self.name,
-                               startup_timeout=PROBE_TIMEOUT, on_hello=self._record) as adapter:
+        with SubprocessAdapter(
+            spec.command,
+            cwd=spec.cwd,
+            env=spec.env,
+            expected_name=self.name,
+            startup_timeout=PROBE_TIMEOUT,
+            on_hello=self._record,
+        ) as adapter:
             return adapter.start()
 
     def _record(self, hello: Hello) -> None:
@@ -89,8 +108,9 @@ class ExternalAdapter:
             pass  # a read-only cache only costs the next listing a driver start
 
 
-def external_adapters(taken: Iterable[str], adapters_dir: Path | None = None,
-                      envs_dir: Path | None = None) -> tuple[dict[str, ExternalAdapter], list[ManifestProblem]]:
+def external_adapters(
+    taken: Iterable[str], adapters_dir: Path | None = None, envs_dir: Path | None = None
+) -> tuple[dict[str, ExternalAdapter], list[ManifestProblem]]:
     """Every valid manifest adapter whose name no in-process adapter has `taken`."""
     # Defaults read at call time, so a test can point the whole registry at a directory of its own.
     adapters_dir = adapters_dir or ADAPTERS_DIR
@@ -106,8 +126,13 @@ def external_adapters(taken: Iterable[str], adapters_dir: Path | None = None,
             without_toolchain.setdefault((manifest.language, tool), []).append(manifest.name)
             continue
         if manifest.name in taken:
-            problems.append(ManifestProblem(relative_label(manifest.path, adapters_dir), f"/{manifest.position}/name",
-                                            f"adapter name {manifest.name!r} is taken by an in-process adapter"))
+            problems.append(
+                ManifestProblem(
+                    relative_label(manifest.path, adapters_dir),
+                    f"/{manifest.position}/name",
+                    f"adapter name {manifest.name!r} is taken by an in-process adapter",
+                )
+            )
             continue
         out[manifest.name] = ExternalAdapter(manifest, envs_dir, adapters_dir)
     for (language, tool), names in without_toolchain.items():
@@ -118,8 +143,10 @@ def external_adapters(taken: Iterable[str], adapters_dir: Path | None = None,
 def toolchain_notice(language: str, tool: str, names: list[str]) -> str:
     """One line for all the adapters of a language whose toolchain is missing."""
     label = LANGUAGE_LABELS.get(language, language)
-    return (f"skipped {len(names)} {label} adapter{'s' if len(names) != 1 else ''}: {tool} not found on PATH "
-            f"({', '.join(names)})")
+    return (
+        f"skipped {len(names)} {label} adapter{'s' if len(names) != 1 else ''}: {tool} not found on PATH "
+        f"({', '.join(names)})"
+    )
 
 
 def announce_once(line: str) -> None:
@@ -131,6 +158,7 @@ def announce_once(line: str) -> None:
 
 def probe_all(adapters: list[ExternalAdapter]) -> list[Hello | DriverFailed | None]:
     """Probe in parallel: each probe mostly waits for a library import in another process."""
+
     def probe(adapter: ExternalAdapter) -> Hello | DriverFailed | None:
         try:
             return adapter.probe()

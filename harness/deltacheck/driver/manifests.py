@@ -80,8 +80,13 @@ def load_manifests(adapters_dir: Path = ADAPTERS_DIR) -> Manifests:
         label = relative_label(path, adapters_dir)
         for item in _read(path, label, problems):
             if item.name in seen:
-                problems.append(ManifestProblem(label, f"/{item.position}/name",
-                                                f"adapter name {item.name!r} is also declared in {seen[item.name]}"))
+                problems.append(
+                    ManifestProblem(
+                        label,
+                        f"/{item.position}/name",
+                        f"adapter name {item.name!r} is also declared in {seen[item.name]}",
+                    )
+                )
                 continue
             seen[item.name] = label
             adapters.append(item)
@@ -109,13 +114,24 @@ def _read(path: Path, label: str, problems: list[ManifestProblem]) -> list[Manif
     for position, entry in enumerate(data):
         if position in bad_entries:
             continue
-        item = Manifest(name=entry["name"], language=entry["language"], path=path, position=position, entry=entry.get("entry"),
-                        requirements=entry.get("requirements"), command=tuple(entry.get("command", ())),
-                        setup=tuple(entry.get("setup", ())), args=tuple(entry.get("args", ())),
-                        pom=entry.get("pom", "pom.xml") if entry["language"] == "java" else None)
+        item = Manifest(
+            name=entry["name"],
+            language=entry["language"],
+            path=path,
+            position=position,
+            entry=entry.get("entry"),
+            requirements=entry.get("requirements"),
+            command=tuple(entry.get("command", ())),
+            setup=tuple(entry.get("setup", ())),
+            args=tuple(entry.get("args", ())),
+            pom=entry.get("pom", "pom.xml") if entry["language"] == "java" else None,
+        )
         if item.requirements and not (item.folder / item.requirements).is_file():
-            problems.append(ManifestProblem(label, f"/{position}/requirements",
-                                            f"{item.requirements!r} does not exist in {item.folder}"))
+            problems.append(
+                ManifestProblem(
+                    label, f"/{position}/requirements", f"{item.requirements!r} does not exist in {item.folder}"
+                )
+            )
             continue
         if item.pom and not (item.folder / item.pom).is_file():
             problems.append(ManifestProblem(label, f"/{position}/pom", f"{item.pom!r} does not exist in {item.folder}"))

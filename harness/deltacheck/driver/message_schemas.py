@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,14 +15,14 @@ MESSAGES = ("start-request", "start-reply", "run-request", "run-reply", "stop-re
 REPLY_KINDS = ("result", "errored", "skipped")
 
 
-@lru_cache(maxsize=None)
+@cache
 def schema(message: str) -> dict[str, Any]:
     if message not in MESSAGES:
         raise ValueError(f"no protocol message {message!r}; known: {', '.join(MESSAGES)}")
     return json.loads((SCHEMA_DIR / f"{message}.schema.json").read_text(encoding="utf-8"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _validator(message: str) -> jsonschema.Validator:
     import jsonschema  # noqa: PLC0415 - on the first driver message, not when the CLI starts (~45 ms)
 
@@ -39,8 +39,10 @@ def message_problems(message: str, document: Any) -> list[str]:
         pointer = "".join(f"/{p}" for p in error.absolute_path) or "/"
         if message == "run-reply" and error.validator == "oneOf" and not error.absolute_path:
             carried = [kind for kind in REPLY_KINDS if isinstance(document, dict) and kind in document]
-            problems.append(f"/: a run reply carries exactly one of {', '.join(REPLY_KINDS)}; "
-                            f"this one carries {', '.join(carried) or 'none'}")
+            problems.append(
+                f"/: a run reply carries exactly one of {', '.join(REPLY_KINDS)}; "
+                f"this one carries {', '.join(carried) or 'none'}"
+            )
         else:
             problems.append(f"{pointer}: {error.message}")
     return problems

@@ -13,8 +13,16 @@ from typing import Any
 from deltacheck.model import AssemblyRequest
 
 PROTOCOL_VERSION = 1
-IMPLEMENTATION_FIELDS = ("name", "library", "version", "language", "protocols", "capabilities", "code_path",
-                         "capability_notes")  # capability_notes is optional
+IMPLEMENTATION_FIELDS = (
+    "name",
+    "library",
+    "version",
+    "language",
+    "protocols",
+    "capabilities",
+    "code_path",
+    "capability_notes",
+)  # capability_notes is optional
 
 
 def encode_line(message: dict[str, Any]) -> bytes:
@@ -47,7 +55,14 @@ def stop_request() -> dict[str, Any]:
 def request_from_wire(wire: dict[str, Any]) -> AssemblyRequest:
     """The AssemblyRequest a driver hands its adapter, carrying exactly the SSE bytes the harness sent."""
     cuts = wire.get("sse_cuts")
-    request = AssemblyRequest(wire["fixture"], wire["protocol"], tuple(wire["chunks"]), wire["stream_end"],
-                              sse_cuts=tuple(cuts) if cuts else None)
-    vars(request)["sse"] = wire["sse"].encode("utf-8")  # pre-fills the cached_property: serve these bytes, not a re-render
+    request = AssemblyRequest(
+        wire["fixture"],
+        wire["protocol"],
+        tuple(wire["chunks"]),
+        wire["stream_end"],
+        sse_cuts=tuple(cuts) if cuts else None,
+    )
+    vars(request)["sse"] = wire["sse"].encode(
+        "utf-8"
+    )  # pre-fills the cached_property: serve these bytes, not a re-render
     return request

@@ -15,7 +15,8 @@ import signal
 import subprocess
 import threading
 import time
-from typing import IO, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import IO
 
 from deltacheck.errors import DriverFailed
 
@@ -77,9 +78,15 @@ class DriverProcess:
         self.command = list(command)
         try:
             # A session of its own, so a timeout kills the driver and anything it spawned (npm, node).
-            self._popen = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                           stderr=subprocess.PIPE, cwd=cwd, env=None if env is None else dict(env),
-                                           start_new_session=True)
+            self._popen = subprocess.Popen(
+                self.command,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=cwd,
+                env=None if env is None else dict(env),
+                start_new_session=True,
+            )
         except OSError as exc:
             raise DriverFailed(self.command, f"cannot start it: {exc}") from None
         # All three are pipes, opened in binary mode with the default buffering.
@@ -89,8 +96,9 @@ class DriverProcess:
         self._stdin_fd = stdin.fileno()
         os.set_blocking(self._stdin_fd, False)  # writes wait in select() against the deadline instead
         self._lines: queue.Queue = queue.Queue(maxsize=PENDING_LINES)
-        self._stdout_reader = threading.Thread(target=_read_lines, args=(stdout, self._lines, MAX_LINE_BYTES),
-                                               name="driver-stdout", daemon=True)
+        self._stdout_reader = threading.Thread(
+            target=_read_lines, args=(stdout, self._lines, MAX_LINE_BYTES), name="driver-stdout", daemon=True
+        )
         self._stdout_reader.start()
         self.stderr = StderrTail(stderr)
         self._stdout_closed = False
@@ -109,7 +117,7 @@ class DriverProcess:
             _, writable, _ = select.select([], [self._stdin_fd], [], remaining)
             if writable:
                 try:
-                    view = view[os.write(self._stdin_fd, view):]
+                    view = view[os.write(self._stdin_fd, view) :]
                 except BlockingIOError:
                     continue
 

@@ -11,17 +11,23 @@ cannot be loaded, 2 when the harness sends something this driver does not unders
 from __future__ import annotations
 
 import asyncio
-import random
-import uuid
 import inspect
 import json
 import os
+import random
 import sys
 import traceback
+import uuid
 from typing import Any, BinaryIO, NoReturn
 
 from deltacheck.adapter import Adapter, load_adapter_spec
-from deltacheck.driver.messages import IMPLEMENTATION_FIELDS, PROTOCOL_VERSION, encode_line, request_from_wire, start_reply
+from deltacheck.driver.messages import (
+    IMPLEMENTATION_FIELDS,
+    PROTOCOL_VERSION,
+    encode_line,
+    request_from_wire,
+    start_reply,
+)
 
 LANGUAGE = "python"
 
@@ -58,8 +64,7 @@ def run_one(adapter: Adapter, message: dict[str, Any]) -> dict[str, Any]:
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # SystemExit from a library is its failure, not the driver's exit
-        return {"seq": seq, "errored": {"message": f"{type(exc).__name__}: {exc}",
-                                        "traceback": library_traceback(exc)}}
+        return {"seq": seq, "errored": {"message": f"{type(exc).__name__}: {exc}", "traceback": library_traceback(exc)}}
     return {"seq": seq, "result": value}
 
 
@@ -94,8 +99,10 @@ def serve(adapter_class: type[Adapter], stdin: BinaryIO, stdout: BinaryIO) -> in
         command = message.get("cmd") if isinstance(message, dict) else None
         if command == "start":
             if message.get("version") != PROTOCOL_VERSION:
-                raise ProtocolMisuse(f"the harness speaks protocol version {message.get('version')!r}; "
-                                     f"this driver speaks {PROTOCOL_VERSION}")
+                raise ProtocolMisuse(
+                    f"the harness speaks protocol version {message.get('version')!r}; "
+                    f"this driver speaks {PROTOCOL_VERSION}"
+                )
             adapter = adapter_class()
             reply = start_reply(implementation(adapter_class))
         elif command == "run":
@@ -141,4 +148,3 @@ def end_process(status: int) -> NoReturn:
         except (OSError, ValueError):
             pass
     os._exit(status)
-

@@ -12,16 +12,17 @@ import atexit
 import json
 import time
 import weakref
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
+from deltacheck.driver.message_schemas import message_problems
+from deltacheck.driver.messages import PROTOCOL_VERSION, encode_line, run_request, start_request, stop_request
 from deltacheck.driver.process import EOF, DriverProcess, LineTooLong, describe_status
 from deltacheck.errors import DriverFailed
-from deltacheck.model import AssemblyRequest
-from deltacheck.driver.messages import PROTOCOL_VERSION, encode_line, run_request, start_request, stop_request
-from deltacheck.driver.message_schemas import message_problems
-from deltacheck.protocols.capability_notes import with_protocol_reasons
 from deltacheck.judge.verdict import BrokeProtocol, Crashed, Outcome, Raised, Returned, Skipped, TimedOut
+from deltacheck.model import AssemblyRequest
+from deltacheck.protocols.capability_notes import with_protocol_reasons
 
 DEFAULT_STARTUP_TIMEOUT = 120.0  # importing an SDK (or starting node) can be slow on a cold cache
 DEFAULT_STOP_TIMEOUT = 5.0
@@ -52,17 +53,30 @@ class Hello:
     capability_notes: tuple[tuple[str, str], ...] = ()
 
     @classmethod
-    def from_json(cls, implementation: dict[str, Any]) -> "Hello":
+    def from_json(cls, implementation: dict[str, Any]) -> Hello:
         """The hello's implementation as the harness keeps it, the protocols' reasons filled into capability_notes."""
         protocols, capabilities = frozenset(implementation["protocols"]), frozenset(implementation["capabilities"])
         notes = with_protocol_reasons(protocols, capabilities, implementation.get("capability_notes", {}))
-        return cls(**{**implementation, "protocols": protocols, "capabilities": capabilities,
-                      "capability_notes": tuple(notes.items())})
+        return cls(
+            **{
+                **implementation,
+                "protocols": protocols,
+                "capabilities": capabilities,
+                "capability_notes": tuple(notes.items()),
+            }
+        )
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "library": self.library, "version": self.version,
-                "protocols": sorted(self.protocols), "capabilities": sorted(self.capabilities),
-                "code_path": self.code_path, "capability_notes": dict(self.capability_notes), "language": self.language}
+        return {
+            "name": self.name,
+            "library": self.library,
+            "version": self.version,
+            "protocols": sorted(self.protocols),
+            "capabilities": sorted(self.capabilities),
+            "code_path": self.code_path,
+            "capability_notes": dict(self.capability_notes),
+            "language": self.language,
+        }
 
 
 @dataclass(frozen=True)
@@ -78,7 +92,7 @@ class Stopped:
         return self.was_running and self.status == 0 and not self.stray_output
 
 
-_live: "weakref.WeakSet[SubprocessAdapter]" = weakref.WeakSet()
+_live: weakref.WeakSet[SubprocessAdapter] = weakref.WeakSet()
 
 
 @atexit.register
@@ -90,9 +104,17 @@ def _stop_live_drivers() -> None:
 class SubprocessAdapter:
     """An adapter whose implementation runs behind `command`, speaking the driver protocol."""
 
-    def __init__(self, command: Sequence[str], *, cwd: str | None = None, env: Mapping[str, str] | None = None,
-                 expected_name: str | None = None, startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
-                 stop_timeout: float = DEFAULT_STOP_TIMEOUT, on_hello: Callable[[Hello], None] | None = None) -> None:
+    def __init__(
+        self,
+        command: Sequence[str],
+        *,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+        expected_name: str | None = None,
+        startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
+        stop_timeout: float = DEFAULT_STOP_TIMEOUT,
+        on_hello: Callable[[Hello], None] | None = None,
+    ) -> None:
         self.command = list(command)
         self.on_hello = on_hello  # told every hello the driver gives (the registry records it)
         self.cwd = cwd
@@ -151,15 +173,17 @@ class SubprocessAdapter:
             line = process.next_line(deadline)
         except TimeoutError:
             process.kill()
-            raise DriverFailed(self.command, f"no reply to `start` within {self.startup_timeout:g} s"
-                                             f"{_stderr_note(process, wait=1.0)}") from None
+            raise DriverFailed(
+                self.command, f"no reply to `start` within {self.startup_timeout:g} s{_stderr_note(process, wait=1.0)}"
+            ) from None
         except BrokenPipeError:
             line = EOF
         if line is EOF:
             status = process.exit_status(wait=2.0)
             process.kill()
-            raise DriverFailed(self.command, f"it {describe_status(status)} before answering `start`"
-                                             f"{_stderr_note(process, wait=1.0)}")
+            raise DriverFailed(
+                self.command, f"it {describe_status(status)} before answering `start`{_stderr_note(process, wait=1.0)}"
+            )
         if isinstance(line, LineTooLong):
             process.kill()
             raise DriverFailed(self.command, f"it answered `start` with {line.describe()}")
@@ -214,7 +238,7 @@ class SubprocessAdapter:
     def close(self) -> None:
         self.stop()
 
-    def __enter__(self) -> "SubprocessAdapter":
+    def __enter__(self) -> SubprocessAdapter:
         return self
 
     def __exit__(self, *exc_info: Any) -> None:
@@ -255,8 +279,10 @@ class SubprocessAdapter:
         if line is EOF:
             status = process.exit_status(wait=2.0)
             self._discard()
-            return Crashed(f"the driver {describe_status(status)} while running {request.fixture_id}"
-                           f"{_stderr_note(process, wait=1.0)}")
+            return Crashed(
+                f"the driver {describe_status(status)} while running {request.fixture_id}"
+                f"{_stderr_note(process, wait=1.0)}"
+            )
         if isinstance(line, LineTooLong):
             self._discard()
             return BrokeProtocol(f"it answered run #{seq} ({request.fixture_id}) with {line.describe()}")

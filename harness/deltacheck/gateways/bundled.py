@@ -10,15 +10,16 @@ deltacheck/driver/envs.py exactly as the adapters' are, under the folder's name.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from deltacheck.driver.envs import ENVS_DIR, ensure_env, env_dir, env_state, node_folder
+from deltacheck.driver.manifests import Manifest
 from deltacheck.errors import EnvironmentFailed
 from deltacheck.gateways.proxy import GatewaySpec
 from deltacheck.locations import ADAPTERS_DIR
-from deltacheck.driver.manifests import Manifest
 from deltacheck.protocols import PROTOCOLS, protocol
 
 GATEWAYS_DIR = ADAPTERS_DIR / "gateways"
@@ -39,8 +40,13 @@ class BundledGateway:
     def manifest(self) -> Manifest:
         """The environment description deltacheck/driver/envs.py builds from."""
         d = self.definition
-        return Manifest(name=self.name, language=d["language"], path=self.folder / "gateway.json",
-                        requirements=d.get("requirements"), setup=tuple(d.get("setup", ())))
+        return Manifest(
+            name=self.name,
+            language=d["language"],
+            path=self.folder / "gateway.json",
+            requirements=d.get("requirements"),
+            setup=tuple(d.get("setup", ())),
+        )
 
     @property
     def startup_timeout(self) -> float:
@@ -61,13 +67,28 @@ class BundledGateway:
         d = self.definition
         manifest = self.manifest
         where = node_folder(manifest, envs_dir) if manifest.language == "node" else env_dir(manifest, envs_dir)
-        files = {name: (self.folder / source).read_text(encoding="utf-8") for name, source in d.get("files", {}).items()}
-        return [GatewaySpec(name=route_name(self.name, r["upstream"], r["downstream"]), command=tuple(d["command"]),
-                            upstream=r["upstream"], downstream=r["downstream"], model=r.get("model", "deltacheck"),
-                            path=r.get("path"), ready_path=d.get("ready_path"), api_key=d.get("api_key", "sk-deltacheck"),
-                            env=dict(d.get("env", {})), files=files, env_dir=str(where), library=d["library"],
-                            version=d["version"], code_path=r.get("code_path", ""))
-                for r in d["routes"]]
+        files = {
+            name: (self.folder / source).read_text(encoding="utf-8") for name, source in d.get("files", {}).items()
+        }
+        return [
+            GatewaySpec(
+                name=route_name(self.name, r["upstream"], r["downstream"]),
+                command=tuple(d["command"]),
+                upstream=r["upstream"],
+                downstream=r["downstream"],
+                model=r.get("model", "deltacheck"),
+                path=r.get("path"),
+                ready_path=d.get("ready_path"),
+                api_key=d.get("api_key", "sk-deltacheck"),
+                env=dict(d.get("env", {})),
+                files=files,
+                env_dir=str(where),
+                library=d["library"],
+                version=d["version"],
+                code_path=r.get("code_path", ""),
+            )
+            for r in d["routes"]
+        ]
 
 
 def route_name(gateway: str, upstream: str, downstream: str) -> str:
@@ -101,7 +122,11 @@ def _read(path: Path) -> BundledGateway:
         raise BadGateway(f"{label}: /language: {data['language']!r} is neither python nor node")
     if data["language"] == "python" and not (path.parent / str(data.get("requirements", ""))).is_file():
         raise BadGateway(f"{label}: /requirements: no such file beside it")
-    if not isinstance(data["command"], list) or not data["command"] or not all(isinstance(c, str) for c in data["command"]):
+    if (
+        not isinstance(data["command"], list)
+        or not data["command"]
+        or not all(isinstance(c, str) for c in data["command"])
+    ):
         raise BadGateway(f"{label}: /command: a non-empty list of strings")
     for name, source in data.get("files", {}).items():
         if not (path.parent / source).is_file():
@@ -115,8 +140,9 @@ def _read(path: Path) -> BundledGateway:
     return BundledGateway(data["name"], path.parent, data)
 
 
-def find_route(gateways: list[BundledGateway], name: str, upstream: str | None,
-               downstream: str | None) -> tuple[BundledGateway, GatewaySpec]:
+def find_route(
+    gateways: list[BundledGateway], name: str, upstream: str | None, downstream: str | None
+) -> tuple[BundledGateway, GatewaySpec]:
     """The bundled route named `name` (a gateway name narrowed by --upstream/--downstream, or a route name)."""
     for gateway in gateways:
         specs = gateway.specs()
@@ -124,13 +150,21 @@ def find_route(gateways: list[BundledGateway], name: str, upstream: str | None,
         if exact:
             return gateway, exact[0]
         if gateway.name == name:
-            chosen = [s for s in specs if (upstream is None or s.upstream == upstream)
-                      and (downstream is None or s.downstream == downstream)]
+            chosen = [
+                s
+                for s in specs
+                if (upstream is None or s.upstream == upstream) and (downstream is None or s.downstream == downstream)
+            ]
             if len(chosen) == 1:
                 return gateway, chosen[0]
-            raise LookupError(f"gateway {name!r} has the routes {', '.join(s.name for s in specs)}; "
-                              + ("name one, or narrow it with --upstream/--downstream" if chosen else
-                                 "none of them matches --upstream/--downstream"))
+            raise LookupError(
+                f"gateway {name!r} has the routes {', '.join(s.name for s in specs)}; "
+                + (
+                    "name one, or narrow it with --upstream/--downstream"
+                    if chosen
+                    else "none of them matches --upstream/--downstream"
+                )
+            )
     known = [n for g in gateways for n in [g.name, *g.route_names()]]
     raise LookupError(f"no bundled gateway {name!r} (known: {', '.join(known) or 'none'})")
 

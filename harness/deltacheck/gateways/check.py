@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import signal
 import time
-from typing import Iterator
+from collections.abc import Iterator
 
-from deltacheck.driver.check import MAINSTREAM_TAGS, SMOKE_TAGS, Check
 from deltacheck.corpus.loader import Corpus
-from deltacheck.gateways.proxy import STOP_GRACE, GatewayFailed, GatewayProcess, GatewaySpec, client_request, exchange
+from deltacheck.driver.check import MAINSTREAM_TAGS, SMOKE_TAGS, Check
 from deltacheck.gateways.judge import judge_gateway
+from deltacheck.gateways.proxy import STOP_GRACE, GatewayFailed, GatewayProcess, GatewaySpec, client_request, exchange
+from deltacheck.gateways.translation import shared_capabilities
 from deltacheck.gateways.upstream import Upstream
 from deltacheck.model import Fixture
 from deltacheck.protocols import protocol
-from deltacheck.gateways.translation import shared_capabilities
 
 MESSAGE_AXES = {"content", "identity", "arguments", "ordering", "validity"}
 
@@ -27,9 +27,15 @@ MESSAGE_AXES = {"content", "identity", "arguments", "ordering", "validity"}
 def smoke_fixtures(corpus: Corpus, spec: GatewaySpec) -> list[tuple[str, Fixture]]:
     """The shortest mainstream text and tool-call fixtures of the upstream protocol the route can carry."""
     capabilities, _ = shared_capabilities(spec.upstream, spec.downstream)
-    runnable = [f for f in corpus.fixtures if f.protocol == spec.upstream and not f.implementation_defined
-                and corpus.required_capabilities(f) <= capabilities and set(f.tags) <= MAINSTREAM_TAGS
-                and f.expected is not None]
+    runnable = [
+        f
+        for f in corpus.fixtures
+        if f.protocol == spec.upstream
+        and not f.implementation_defined
+        and corpus.required_capabilities(f) <= capabilities
+        and set(f.tags) <= MAINSTREAM_TAGS
+        and f.expected is not None
+    ]
     chosen = []
     for tag in SMOKE_TAGS:
         tagged = sorted((f for f in runnable if tag in f.tags), key=lambda f: (len(f.chunks), f.id))
@@ -55,14 +61,18 @@ def check_gateway(spec: GatewaySpec, corpus: Corpus, timeout: float, startup_tim
                 capture.upstream_paths = [r.path for r in upstream.requests]
                 called += capture.upstream_paths
                 verdict = judge_gateway(fixture, spec.upstream, spec.downstream, capture, corpus, timeout)
-                name = (f"streams a valid {spec.downstream} answer carrying the {spec.upstream} message "
-                        f"({tag}: {fixture.id})")
+                name = (
+                    f"streams a valid {spec.downstream} answer carrying the {spec.upstream} message "
+                    f"({tag}: {fixture.id})"
+                )
                 yield _carries(name, verdict)
             endpoint = protocol(spec.upstream).endpoint
             wrong = [p for p in called if not p.split("?", 1)[0].endswith(endpoint)]
-            yield Check(f"calls the upstream's {spec.upstream} endpoint ({endpoint}) under {{upstream}}",
-                        bool(called) and not wrong,
-                        "it never called the upstream" if not called else (f"it called {wrong[0]}" if wrong else ""))
+            yield Check(
+                f"calls the upstream's {spec.upstream} endpoint ({endpoint}) under {{upstream}}",
+                bool(called) and not wrong,
+                "it never called the upstream" if not called else (f"it called {wrong[0]}" if wrong else ""),
+            )
             yield _stops(process)
         finally:
             process.stop()
@@ -76,8 +86,11 @@ def _carries(name: str, verdict) -> Check:
         return Check(name, False, f"{verdict.verdict}: {verdict.message}")
     wrong = sorted(axis for axis, ok in verdict.axes.items() if not ok)
     carried = not set(wrong) & MESSAGE_AXES
-    detail = (f"the message arrives; `deltacheck run` will fail it on {', '.join(wrong)}: {verdict.message}" if carried
-              else f"fail: {verdict.message}")
+    detail = (
+        f"the message arrives; `deltacheck run` will fail it on {', '.join(wrong)}: {verdict.message}"
+        if carried
+        else f"fail: {verdict.message}"
+    )
     return Check(name, carried, detail)
 
 

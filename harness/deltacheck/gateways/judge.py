@@ -12,16 +12,16 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from deltacheck.judge.compare import arguments_bytes_equal, compare, full_diff, normalised
 from deltacheck.corpus.loader import Corpus, fast_result_check, result_validator
 from deltacheck.errors import AssemblyError
 from deltacheck.gateways.text import plain_line
+from deltacheck.gateways.translation import map_error_message, map_gateway_ids, shared_capabilities, shared_view
+from deltacheck.gateways.validity import NotAStream, read_stream
+from deltacheck.judge.compare import arguments_bytes_equal, compare, full_diff, normalised
+from deltacheck.judge.verdict import Crashed, Raised, Returned, TimedOut, Verdict, exercised_axes, judge, scored_axes
 from deltacheck.model import Fixture
 from deltacheck.protocols import protocol
 from deltacheck.reference import assemble
-from deltacheck.gateways.validity import NotAStream, read_stream
-from deltacheck.gateways.translation import map_error_message, map_gateway_ids, shared_capabilities, shared_view
-from deltacheck.judge.verdict import Crashed, Raised, Returned, TimedOut, Verdict, exercised_axes, judge, scored_axes
 
 EXCERPT = 300
 KEPT_STREAM = 32 * 1024  # the downstream text kept in the results record, for reading a failure
@@ -41,8 +41,9 @@ class Capture:
     upstream_paths: list[str] = field(default_factory=list)
 
 
-def judge_gateway(fixture: Fixture, upstream: str, downstream: str, capture: Capture, corpus: Corpus,
-                  timeout: float) -> Verdict:
+def judge_gateway(
+    fixture: Fixture, upstream: str, downstream: str, capture: Capture, corpus: Corpus, timeout: float
+) -> Verdict:
     capabilities, _ = shared_capabilities(upstream, downstream)
     validator = result_validator(corpus.root)
     lacking = frozenset(corpus.required_capabilities(fixture) - capabilities)
@@ -58,15 +59,20 @@ def judge_gateway(fixture: Fixture, upstream: str, downstream: str, capture: Cap
         verdict.message = verdict.message.replace("raised: HTTP", "answered HTTP", 1) + note
         return verdict
     if "text/event-stream" not in capture.content_type.lower():
-        return _error(fixture, capabilities, f"answered with a non-stream body (content-type "
-                                             f"{capture.content_type or 'none'!r}): {_excerpt(capture.body)}{note}")
+        return _error(
+            fixture,
+            capabilities,
+            f"answered with a non-stream body (content-type "
+            f"{capture.content_type or 'none'!r}): {_excerpt(capture.body)}{note}",
+        )
     if capture.flooded:
         return _error(fixture, capabilities, f"streamed more than {len(capture.body)} bytes and was cut off")
     try:
         stream = read_stream(downstream, capture.body)
     except NotAStream as exc:
-        return _error(fixture, capabilities, f"the downstream body is not an {downstream} stream: {exc}{note}",
-                      validity=False)
+        return _error(
+            fixture, capabilities, f"the downstream body is not an {downstream} stream: {exc}{note}", validity=False
+        )
     kept = capture.body[:KEPT_STREAM].decode("utf-8", errors="replace")
     try:
         observed = assemble(downstream, stream.chunks).result
@@ -74,13 +80,19 @@ def judge_gateway(fixture: Fixture, upstream: str, downstream: str, capture: Cap
         if upstream == downstream and fixture.rejection is not None:
             verdict = _relayed_rejected_stream(fixture, capabilities, str(exc))
         else:
-            verdict = _error(fixture, capabilities, f"the downstream {downstream} stream does not assemble: {exc}{note}",
-                             validity=False)
+            verdict = _error(
+                fixture,
+                capabilities,
+                f"the downstream {downstream} stream does not assemble: {exc}{note}",
+                validity=False,
+            )
         verdict.downstream_stream = kept
         return verdict
     observed.pop("events", None)
     if upstream == downstream:
-        verdict = judge(fixture, Returned(observed), capabilities, validator, None, fast_result_check(corpus.root), lacking)
+        verdict = judge(
+            fixture, Returned(observed), capabilities, validator, None, fast_result_check(corpus.root), lacking
+        )
     else:
         verdict = judge_translation(fixture, upstream, downstream, observed, capabilities, lacking)
     _apply_validity(verdict, _own_problems(fixture, upstream, downstream, stream.problems))
@@ -90,8 +102,14 @@ def judge_gateway(fixture: Fixture, upstream: str, downstream: str, capture: Cap
     return verdict
 
 
-def judge_translation(fixture: Fixture, upstream: str, downstream: str, observed: dict[str, Any],
-                      capabilities: frozenset[str], lacking: frozenset[str] = frozenset()) -> Verdict:
+def judge_translation(
+    fixture: Fixture,
+    upstream: str,
+    downstream: str,
+    observed: dict[str, Any],
+    capabilities: frozenset[str],
+    lacking: frozenset[str] = frozenset(),
+) -> Verdict:
     """Compare the shared views of the expected (or an acceptable) result and the observed one."""
     pair = (upstream, downstream)
     verdict = Verdict(fixture.id, fixture.protocol, "fail")
@@ -100,7 +118,8 @@ def judge_translation(fixture: Fixture, upstream: str, downstream: str, observed
     verdict.na = sorted(notes)
     seen = shared_view(normalised(observed), downstream, pair)
     candidates = ([("expected", fixture.expected)] if fixture.expected is not None else []) + [
-        (f"acceptable/{i}: {a['description']}", a["result"]) for i, a in enumerate(fixture.acceptable)]
+        (f"acceptable/{i}: {a['description']}", a["result"]) for i, a in enumerate(fixture.acceptable)
+    ]
     axes_of = scored_axes(fixture, capabilities)
     if not candidates:  # a stream whose only right outcome is a rejection
         assert fixture.rejection is not None  # a fixture without `expected` has `rejected` (the fixture schema's oneOf)
@@ -134,8 +153,10 @@ def judge_translation(fixture: Fixture, upstream: str, downstream: str, observed
         verdict.verdict, verdict.matched = "pass", label
         if lacking:
             verdict.verdict = "n/a"
-            verdict.message = (f"{downstream} cannot carry {', '.join(sorted(lacking))}, which this fixture is "
-                               "about; what it can carry matches")
+            verdict.message = (
+                f"{downstream} cannot carry {', '.join(sorted(lacking))}, which this fixture is "
+                "about; what it can carry matches"
+            )
             verdict.axes = {}
         return verdict
     verdict.divergences = [d.to_json() for d in divergences]
@@ -153,7 +174,8 @@ def _apply_validity(verdict: Verdict, problems: list[str]) -> None:
     if not problems:
         return
     verdict.divergences = list(verdict.divergences) + [
-        {"pointer": "", "axis": "validity", "kind": "invalid stream", "place": _rule(p), "message": p} for p in problems]
+        {"pointer": "", "axis": "validity", "kind": "invalid stream", "place": _rule(p), "message": p} for p in problems
+    ]
     if verdict.verdict in ("pass", "n/a"):
         verdict.verdict = "fail"
         verdict.matched = None
@@ -177,6 +199,7 @@ def _own_problems(fixture: Fixture, upstream: str, downstream: str, problems: li
 def _rule(problem: str) -> str:
     """A problem with its numbers taken out, so one rule broken in many fixtures is one finding."""
     import re
+
     return re.sub(r"'[^']*'|\d+", "*", problem)
 
 
@@ -184,8 +207,10 @@ def _relayed_rejected_stream(fixture: Fixture, capabilities: frozenset[str], mes
     assert fixture.rejection is not None  # only a rejected stream is relayed (judge_gateway checks)
     verdict = Verdict(fixture.id, fixture.protocol, "pass", matched="relayed")
     verdict.axes = {axis: True for axis in scored_axes(fixture, capabilities)}
-    verdict.message = (f"passed on the stream its protocol's client rejects ({fixture.rejection['reason']}): "
-                       f"the downstream reference rejects it too ({message})")
+    verdict.message = (
+        f"passed on the stream its protocol's client rejects ({fixture.rejection['reason']}): "
+        f"the downstream reference rejects it too ({message})"
+    )
     return verdict
 
 

@@ -22,19 +22,20 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from deltacheck.corpus.loader import Corpus
 from deltacheck.gateways.judge import Capture, judge_gateway
 from deltacheck.gateways.text import plain_line
+from deltacheck.gateways.translation import shared_capabilities
 from deltacheck.gateways.upstream import Upstream
+from deltacheck.judge.verdict import Verdict
 from deltacheck.model import Fixture
 from deltacheck.protocols import all_protocols, protocol
 from deltacheck.running.runner import RunRecord
-from deltacheck.gateways.translation import shared_capabilities
-from deltacheck.judge.verdict import Verdict
 
 LOOPBACK = "127.0.0.1"
 API_ROOT = "/v1"  # where a gateway serves each protocol's endpoint, unless told otherwise
@@ -78,11 +79,18 @@ class GatewaySpec:
     def describe(self) -> dict[str, Any]:
         """The results header's `adapter` entry: a gateway route reads like an implementation."""
         capabilities, notes = shared_capabilities(self.upstream, self.downstream)
-        return {"name": self.name, "library": self.library or self.command[0], "version": self.version or "",
-                "protocols": [self.upstream], "capabilities": sorted(capabilities), "capability_notes": notes,
-                "code_path": self.code_path or f"gateway `{' '.join(self.command)}`, {self.upstream} upstream, "
-                                               f"{self.downstream} downstream on POST {self.endpoint}",
-                "gateway": {"upstream": self.upstream, "downstream": self.downstream, "endpoint": self.endpoint}}
+        return {
+            "name": self.name,
+            "library": self.library or self.command[0],
+            "version": self.version or "",
+            "protocols": [self.upstream],
+            "capabilities": sorted(capabilities),
+            "capability_notes": notes,
+            "code_path": self.code_path
+            or f"gateway `{' '.join(self.command)}`, {self.upstream} upstream, "
+            f"{self.downstream} downstream on POST {self.endpoint}",
+            "gateway": {"upstream": self.upstream, "downstream": self.downstream, "endpoint": self.endpoint},
+        }
 
 
 def default_path(name: str) -> str:
@@ -119,8 +127,13 @@ class GatewayProcess:
         self.stop()
         self.port = free_port()
         self.workdir = Path(tempfile.mkdtemp(prefix="deltacheck-gateway-"))
-        values = {"{port}": str(self.port), "{upstream}": self.upstream.base_url,
-                  "{upstream_root}": self.upstream.root, "{config_dir}": str(self.workdir), "{env}": self.spec.env_dir}
+        values = {
+            "{port}": str(self.port),
+            "{upstream}": self.upstream.base_url,
+            "{upstream_root}": self.upstream.root,
+            "{config_dir}": str(self.workdir),
+            "{env}": self.spec.env_dir,
+        }
         for name, template in self.spec.files.items():
             target = (self.workdir / name).resolve()
             if self.workdir.resolve() not in target.parents:
@@ -131,17 +144,28 @@ class GatewayProcess:
             except OSError as exc:
                 raise GatewayFailed(f"cannot write configuration file {name!r}: {exc.strerror or exc}") from None
         command = [fill(part, values) for part in self.spec.command]
-        env = {**os.environ, **{k: fill(v, values) for k, v in self.spec.env.items()},
-               "DELTACHECK_GATEWAY_PORT": str(self.port), "DELTACHECK_UPSTREAM_BASE_URL": self.upstream.base_url,
-               "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"}
+        env = {
+            **os.environ,
+            **{k: fill(v, values) for k, v in self.spec.env.items()},
+            "DELTACHECK_GATEWAY_PORT": str(self.port),
+            "DELTACHECK_UPSTREAM_BASE_URL": self.upstream.base_url,
+            "NO_PROXY": "127.0.0.1,localhost",
+            "no_proxy": "127.0.0.1,localhost",
+        }
         for variable in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
             env.pop(variable, None)  # the upstream is on loopback; nothing may go through a proxy
         self.log_path = self.workdir / "gateway.log"
         with self.log_path.open("wb") as log:
             try:
-                self.process = subprocess.Popen(command, cwd=fill(self.spec.cwd, values) if self.spec.cwd else None,
-                                                env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                                start_new_session=True)
+                self.process = subprocess.Popen(
+                    command,
+                    cwd=fill(self.spec.cwd, values) if self.spec.cwd else None,
+                    env=env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
             except OSError as exc:
                 raise GatewayFailed(f"cannot start `{' '.join(self.spec.command)}`: {exc.strerror or exc}") from None
         self._wait_until_listening()
@@ -152,13 +176,17 @@ class GatewayProcess:
         while time.monotonic() < deadline:
             status = self.process.poll()
             if status is not None:
-                raise GatewayFailed(f"the gateway exited with status {status} before listening on its {LOOPBACK} "
-                                    f"port{self._tail_note()}")
+                raise GatewayFailed(
+                    f"the gateway exited with status {status} before listening on its {LOOPBACK} "
+                    f"port{self._tail_note()}"
+                )
             if self._answers():
                 return
             time.sleep(0.1)
-        raise GatewayFailed(f"the gateway did not listen on its {LOOPBACK} port within {self.startup_timeout:g} s "
-                            f"(--startup-timeout){self._tail_note()}")
+        raise GatewayFailed(
+            f"the gateway did not listen on its {LOOPBACK} port within {self.startup_timeout:g} s "
+            f"(--startup-timeout){self._tail_note()}"
+        )
 
     def _answers(self) -> bool:
         try:
@@ -229,6 +257,7 @@ def _stop_group(process: subprocess.Popen) -> None:
 
 # -- the client side -----------------------------------------------------------------------------
 
+
 def tool_names(fixture: Fixture) -> list[str]:
     """The function names the fixture's model calls: a client declares the tools it offers."""
     names: list[str] = []
@@ -283,10 +312,11 @@ def exchange(spec: GatewaySpec, port: int, body: dict[str, Any], timeout: float)
                 break
             data += piece
             if len(data) > MAX_BODY:
-                return Capture(response.status, response.getheader("content-type") or "", bytes(data[:MAX_BODY]),
-                               flooded=True)
+                return Capture(
+                    response.status, response.getheader("content-type") or "", bytes(data[:MAX_BODY]), flooded=True
+                )
         return Capture(response.status, response.getheader("content-type") or "", bytes(data))
-    except (socket.timeout, TimeoutError, _TimedOut):
+    except (TimeoutError, _TimedOut):
         return Capture(timed_out=True)
     except (OSError, http.client.HTTPException, ValueError) as exc:  # ValueError: http.client on a garbled answer
         return Capture(failure=f"{type(exc).__name__}: {plain_line(str(exc))}")
@@ -296,6 +326,7 @@ def exchange(spec: GatewaySpec, port: int, body: dict[str, Any], timeout: float)
 
 # -- the run -------------------------------------------------------------------------------------
 
+
 class GatewaySession:
     """One gateway process and its upstream, shared by the routes of one gateway (they differ only in the
     client request); always stopped on leaving the `with` block."""
@@ -304,7 +335,7 @@ class GatewaySession:
         self.upstream = Upstream(corpus.fixtures)
         self.process = GatewayProcess(spec, self.upstream, startup_timeout)
 
-    def __enter__(self) -> "GatewaySession":
+    def __enter__(self) -> GatewaySession:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -314,9 +345,16 @@ class GatewaySession:
             self.upstream.stop()
 
 
-def run_gateway(spec: GatewaySpec, corpus: Corpus, fixtures: Iterable[Fixture], timeout: float,
-                max_timeouts: int, startup_timeout: float, notes: list[str] | None = None,
-                session: GatewaySession | None = None) -> Iterator[RunRecord]:
+def run_gateway(
+    spec: GatewaySpec,
+    corpus: Corpus,
+    fixtures: Iterable[Fixture],
+    timeout: float,
+    max_timeouts: int,
+    startup_timeout: float,
+    notes: list[str] | None = None,
+    session: GatewaySession | None = None,
+) -> Iterator[RunRecord]:
     """One record per fixture, in order; the gateway's own failures are verdicts.
 
     The gateway is started when first needed and stopped at the end, or, in a `session` shared by
@@ -332,8 +370,16 @@ def run_gateway(spec: GatewaySpec, corpus: Corpus, fixtures: Iterable[Fixture], 
         yield from _run(spec, corpus, fixtures, own.process, own.upstream, timeout, max_timeouts, notes)
 
 
-def _run(spec: GatewaySpec, corpus: Corpus, fixtures: list[Fixture], process: GatewayProcess, upstream: Upstream,
-         timeout: float, max_timeouts: int, notes: list[str]) -> Iterator[RunRecord]:
+def _run(
+    spec: GatewaySpec,
+    corpus: Corpus,
+    fixtures: list[Fixture],
+    process: GatewayProcess,
+    upstream: Upstream,
+    timeout: float,
+    max_timeouts: int,
+    notes: list[str],
+) -> Iterator[RunRecord]:
     restarts = 0
     timeouts_in_a_row = 0
     down: str | None = None  # why the gateway cannot be asked any more
@@ -352,8 +398,10 @@ def _run(spec: GatewaySpec, corpus: Corpus, fixtures: list[Fixture], process: Ga
                     down = f"the gateway did not start: {exc}"
                     notes.append(f"{spec.name}: {down}")
         if down is None and max_timeouts and timeouts_in_a_row >= max_timeouts:
-            down = (f"not run: the gateway timed out on {timeouts_in_a_row} fixtures in a row, and the run "
-                    "stopped asking it (--max-timeouts)")
+            down = (
+                f"not run: the gateway timed out on {timeouts_in_a_row} fixtures in a row, and the run "
+                "stopped asking it (--max-timeouts)"
+            )
             notes.append(f"{spec.name}: {down}")
         if down is not None:
             kind = "skip" if down.startswith("not run") else "error"

@@ -47,6 +47,7 @@ def _lacking(name: str) -> dict[str, str]:
 
 # -- finish reasons (CONTRACT.md 6.3) -------------------------------------------------------------
 
+
 def shared_finish(protocol: str, reason: Any, detail: Any, pair: tuple[str, str]) -> Any:
     """The finish reason in the shared vocabulary; a value the table does not map stays itself, prefixed
     with its protocol, so it equals nothing the other protocol can say."""
@@ -59,6 +60,7 @@ def shared_finish(protocol: str, reason: Any, detail: Any, pair: tuple[str, str]
 
 
 # -- usage (CONTRACT.md 6.4) ----------------------------------------------------------------------
+
 
 def _count(usage: dict[str, Any], path: str) -> Any:
     node: Any = usage
@@ -118,9 +120,11 @@ NOTES_ORDER = ("item_id", "custom_tools", "annotations", "server_tools", "refusa
 def _carried_by_no_translation() -> dict[str, str]:
     """The fields no pair carries, whichever protocols it joins, and why."""
     details = [detail for detail in (_side(p.name).FINISH_DETAIL for p in all_protocols()) if detail]
-    return {"reasoning_signature": "opaque to and different in every protocol: not comparable across a translation",
-            "finish_detail": f"a protocol-specific detail ({', '.join(details)})",
-            "events": GATEWAY_EVENTS}
+    return {
+        "reasoning_signature": "opaque to and different in every protocol: not comparable across a translation",
+        "finish_detail": f"a protocol-specific detail ({', '.join(details)})",
+        "events": GATEWAY_EVENTS,
+    }
 
 
 def _listing_order(capability: str) -> tuple[int, int]:
@@ -144,13 +148,19 @@ def shared_capabilities(upstream: str, downstream: str) -> tuple[frozenset[str],
 
 # -- the shared view (CONTRACT.md 6.2) ------------------------------------------------------------
 
+
 def _text(part: dict[str, Any], protocol: str) -> str:
     return _side(protocol).reasoning_text(part) if part["type"] == "reasoning" else part.get("text") or ""
 
 
 def _call(part: dict[str, Any], keeps_item_id: bool) -> dict[str, Any]:
-    call = {"type": "tool_call", "kind": part.get("kind"), "id": part.get("id"), "name": part.get("name"),
-            "arguments": part.get("arguments")}
+    call = {
+        "type": "tool_call",
+        "kind": part.get("kind"),
+        "id": part.get("id"),
+        "name": part.get("name"),
+        "arguments": part.get("arguments"),
+    }
     if keeps_item_id:
         call["item_id"] = part.get("item_id")
     if part.get("flagged"):
@@ -190,16 +200,26 @@ def shared_view(result: dict[str, Any], protocol: str, pair: tuple[str, str]) ->
             shared_parts = _joined_in_order(parts, protocol, order, keeps_item_id)
         else:
             shared_parts = [_part(p, protocol, keeps_item_id) for p in parts]
-        out_choices.append({"index": 0, "parts": shared_parts,
-                            "finish_reason": shared_finish(protocol, choice.get("finish_reason"),
-                                                           choice.get("finish_detail"), pair)})
+        out_choices.append(
+            {
+                "index": 0,
+                "parts": shared_parts,
+                "finish_reason": shared_finish(
+                    protocol, choice.get("finish_reason"), choice.get("finish_detail"), pair
+                ),
+            }
+        )
     error = result.get("error")
-    return {"choices": out_choices, "usage": shared_usage(protocol, result.get("usage"), pair),
-            "error": {"message": error.get("message")} if isinstance(error, dict) else None}
+    return {
+        "choices": out_choices,
+        "usage": shared_usage(protocol, result.get("usage"), pair),
+        "error": {"message": error.get("message")} if isinstance(error, dict) else None,
+    }
 
 
-def _joined_in_order(parts: list[dict[str, Any]], protocol: str, order: tuple[str, ...],
-                     keeps_item_id: bool) -> list[dict[str, Any]]:
+def _joined_in_order(
+    parts: list[dict[str, Any]], protocol: str, order: tuple[str, ...], keeps_item_id: bool
+) -> list[dict[str, Any]]:
     """The parts of each kind in `order` joined into one, in that order, then the calls in theirs: one side
     of the pair has one part of each kind and no order between them and the calls (CONTRACT.md 6.2)."""
     out: list[dict[str, Any]] = []
@@ -223,6 +243,7 @@ def _part(part: dict[str, Any], protocol: str, keeps_item_id: bool) -> dict[str,
 
 
 # -- identity as the gateway maps it (CONTRACT.md 6.2) --------------------------------------------
+
 
 def map_gateway_ids(expected: dict[str, Any], observed: dict[str, Any]) -> dict[str, str | None]:
     """Give the observed calls whose ids the gateway made up the upstream id they stand for.
@@ -254,6 +275,12 @@ def map_error_message(expected: dict[str, Any], observed: dict[str, Any]) -> Non
     """A gateway may wrap the upstream error's message in words of its own: one that contains the
     upstream message carries it (CONTRACT.md 6.2)."""
     want, got = expected.get("error"), observed.get("error")
-    if isinstance(want, dict) and isinstance(got, dict) and isinstance(want.get("message"), str) \
-            and isinstance(got.get("message"), str) and want["message"] and want["message"] in got["message"]:
+    if (
+        isinstance(want, dict)
+        and isinstance(got, dict)
+        and isinstance(want.get("message"), str)
+        and isinstance(got.get("message"), str)
+        and want["message"]
+        and want["message"] in got["message"]
+    ):
         got["message"] = want["message"]

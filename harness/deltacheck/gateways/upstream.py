@@ -9,10 +9,9 @@ keeps its own base URL, `http://127.0.0.1:PORT/<FIXTURE-ID>/v1`, as `deltacheck 
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from http.server import ThreadingHTTPServer
-from typing import Iterator
 
 from deltacheck.model import Fixture
 from deltacheck.running.serve import LOOPBACK, make_handler
@@ -95,7 +94,7 @@ class Upstream:
         self.server.shutdown()
         self.server.server_close()
 
-    def __enter__(self) -> "Upstream":
+    def __enter__(self) -> Upstream:
         return self
 
     def __exit__(self, *exc) -> None:

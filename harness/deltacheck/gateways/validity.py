@@ -73,8 +73,9 @@ def read_stream(name: str, body: bytes) -> StreamCheck:
 
 
 def _terminated_by(data: str) -> str | None:
-    return next((p.name for p in all_protocols() if p.framing.terminator is not None and p.framing.terminator == data),
-                None)
+    return next(
+        (p.name for p in all_protocols() if p.framing.terminator is not None and p.framing.terminator == data), None
+    )
 
 
 def detect_protocol(chunks: list[Any]) -> str | None:

@@ -66,16 +66,24 @@ class Divergence:
         return place
 
     def to_json(self) -> dict[str, Any]:
-        return {"pointer": self.pointer, "axis": self.axis, "kind": self.kind, "place": self.place(),
-                "message": self.describe()}
+        return {
+            "pointer": self.pointer,
+            "axis": self.axis,
+            "kind": self.kind,
+            "place": self.place(),
+            "message": self.describe(),
+        }
 
 
 def _event_kind(note: str) -> str:
-    for phrase, kind in (("never completed", "never completed"), (" times", "completed more than once"),
-                         ("completed with arguments", "completed with other arguments"),
-                         ("before its last fragment", "completed before its last fragment"),
-                         ("does not exist", "completed a call that does not exist"),
-                         ("returned none", "no events")):
+    for phrase, kind in (
+        ("never completed", "never completed"),
+        (" times", "completed more than once"),
+        ("completed with arguments", "completed with other arguments"),
+        ("before its last fragment", "completed before its last fragment"),
+        ("does not exist", "completed a call that does not exist"),
+        ("returned none", "no events"),
+    ):
         if phrase in note:
             return kind
     return "differs"
@@ -157,13 +165,23 @@ def normalised(result: dict[str, Any]) -> dict[str, Any]:
     if isinstance(result.get("usage"), dict):
         result = {**result, "usage": _without_null_keys(result["usage"])}
     choices = result.get("choices")
-    if isinstance(choices, list) and any(_needs_spelling(p) for c in choices if isinstance(c, dict)
-                                         for p in c.get("parts", []) if isinstance(c.get("parts"), list)):
+    if isinstance(choices, list) and any(
+        _needs_spelling(p)
+        for c in choices
+        if isinstance(c, dict)
+        for p in c.get("parts", [])
+        if isinstance(c.get("parts"), list)
+    ):
         result = {**result, "choices": [_with_arguments_spelled_once(c) for c in choices]}
     events = result.get("events")
     if isinstance(events, list) and any(isinstance(e, dict) and is_no_arguments(e.get("arguments")) for e in events):
-        result = {**result, "events": [{**e, "arguments": NO_ARGUMENTS} if isinstance(e, dict)
-                                       and is_no_arguments(e.get("arguments")) else e for e in events]}
+        result = {
+            **result,
+            "events": [
+                {**e, "arguments": NO_ARGUMENTS} if isinstance(e, dict) and is_no_arguments(e.get("arguments")) else e
+                for e in events
+            ],
+        }
     return result
 
 
@@ -228,16 +246,25 @@ def compare(expected: dict[str, Any], observed: dict[str, Any]) -> list[Divergen
             out.append(Divergence(f"/choices/{index}", _choice_axis(choice), MISSING, choice, "unexpected choice"))
     for key in ("usage", "error"):
         if key in expected and not json_equal(expected[key], observed.get(key, MISSING)):
-            out.append(Divergence(f"/{key}", "usage" if key == "usage" else "finish", expected[key],
-                                  observed.get(key, MISSING)))
+            out.append(
+                Divergence(
+                    f"/{key}", "usage" if key == "usage" else "finish", expected[key], observed.get(key, MISSING)
+                )
+            )
     return out
 
 
 def arguments_bytes_equal(expected: dict[str, Any], observed: dict[str, Any]) -> bool:
     """True when every tool call's arguments text is byte-identical (reported, never judged)."""
+
     def texts(result: dict[str, Any]) -> list[Any]:
-        return [p.get("arguments") for c in result.get("choices", []) for p in c.get("parts", [])
-                if isinstance(p, dict) and p.get("type") == "tool_call"]
+        return [
+            p.get("arguments")
+            for c in result.get("choices", [])
+            for p in c.get("parts", [])
+            if isinstance(p, dict) and p.get("type") == "tool_call"
+        ]
+
     return texts(expected) == texts(observed)
 
 
@@ -280,20 +307,30 @@ def resolve_pointer(document: Any, pointer: str) -> Any:
 
 def _compare_parts(pointer: str, expected: list[dict[str, Any]], observed: list[Any]) -> list[Divergence]:
     if _same_multiset(expected, observed) and not _same_sequence(expected, observed):
-        return [Divergence(f"{pointer}/parts", "ordering", [_label(p) for p in expected],
-                           [_label(p) for p in observed],
-                           f"same parts in a different order: expected {_labels(expected)}, got {_labels(observed)}")]
+        return [
+            Divergence(
+                f"{pointer}/parts",
+                "ordering",
+                [_label(p) for p in expected],
+                [_label(p) for p in observed],
+                f"same parts in a different order: expected {_labels(expected)}, got {_labels(observed)}",
+            )
+        ]
     out: list[Divergence] = []
     for e_pos, o_pos in _align(expected, observed):
         if o_pos is None:
             assert e_pos is not None  # _align never pairs a gap with a gap
             part = expected[e_pos]
-            out.append(Divergence(f"{pointer}/parts/{e_pos}", _part_axis(part), part, MISSING,
-                                  f"expected {_label(part)}, missing"))
+            out.append(
+                Divergence(
+                    f"{pointer}/parts/{e_pos}", _part_axis(part), part, MISSING, f"expected {_label(part)}, missing"
+                )
+            )
         elif e_pos is None:
             part = observed[o_pos]
-            out.append(Divergence(f"{pointer}/parts/{o_pos}", _part_axis(part), MISSING, part,
-                                  f"unexpected {_label(part)}"))
+            out.append(
+                Divergence(f"{pointer}/parts/{o_pos}", _part_axis(part), MISSING, part, f"unexpected {_label(part)}")
+            )
         else:
             out.extend(_compare_fields(f"{pointer}/parts/{e_pos}", expected[e_pos], observed[o_pos]))
     return out
@@ -340,17 +377,24 @@ def _align(expected: list[Any], observed: list[Any]) -> list[tuple[int | None, i
         cost[0][j] = j * GAP_COST
     for i in range(1, n + 1):
         for j in range(1, m + 1):
-            cost[i][j] = min(cost[i - 1][j - 1] + _mismatch_cost(expected[i - 1], observed[j - 1]),
-                             cost[i - 1][j] + GAP_COST, cost[i][j - 1] + GAP_COST)
+            cost[i][j] = min(
+                cost[i - 1][j - 1] + _mismatch_cost(expected[i - 1], observed[j - 1]),
+                cost[i - 1][j] + GAP_COST,
+                cost[i][j - 1] + GAP_COST,
+            )
     pairs: list[tuple[int | None, int | None]] = []
     i, j = n, m
     while i or j:
         if i and j and cost[i][j] == cost[i - 1][j - 1] + _mismatch_cost(expected[i - 1], observed[j - 1]):
-            pairs.append((i - 1, j - 1)); i -= 1; j -= 1
+            pairs.append((i - 1, j - 1))
+            i -= 1
+            j -= 1
         elif i and cost[i][j] == cost[i - 1][j] + GAP_COST:
-            pairs.append((i - 1, None)); i -= 1
+            pairs.append((i - 1, None))
+            i -= 1
         else:
-            pairs.append((None, j - 1)); j -= 1
+            pairs.append((None, j - 1))
+            j -= 1
     return pairs[::-1]
 
 

@@ -19,9 +19,9 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Mapping
 
 from deltacheck.files import write_text_atomically
 
@@ -78,7 +78,9 @@ def load_expectations(path: Path, known_ids: Iterable[str], retired_ids: Iterabl
         raise ExpectationsError(path, f"not valid TOML: {exc}") from None
     unknown_keys = set(data) - {"adapter", "corpus_version", "verdicts"}
     if unknown_keys:
-        raise ExpectationsError(path, f"unknown key {sorted(unknown_keys)[0]!r} (expected adapter, corpus_version, [verdicts])")
+        raise ExpectationsError(
+            path, f"unknown key {sorted(unknown_keys)[0]!r} (expected adapter, corpus_version, [verdicts])"
+        )
     for key in ("adapter", "corpus_version"):
         if key in data and not isinstance(data[key], str):
             raise ExpectationsError(path, f"{key}: expected a string")
@@ -101,7 +103,9 @@ def _entry(path: Path, where: str, value: object) -> Expectation:
     if isinstance(value, str):
         value = {"verdict": value}
     if not isinstance(value, dict):
-        raise ExpectationsError(path, f"{where}: expected a verdict string or {{ verdict = ..., reason = ..., bug = ... }}")
+        raise ExpectationsError(
+            path, f"{where}: expected a verdict string or {{ verdict = ..., reason = ..., bug = ... }}"
+        )
     extra = set(value) - {"verdict", "reason", "bug"}
     if extra:
         raise ExpectationsError(path, f"{where}: unknown key {sorted(extra)[0]!r} (expected verdict, reason, bug)")
@@ -159,8 +163,9 @@ def compare_verdicts(expectations: Expectations, verdicts: Mapping[str, str]) ->
     return Comparison(differences, new)
 
 
-def write_expectations(path: Path, adapter: str, corpus_version: str, verdicts: Mapping[str, str],
-                       previous: Expectations | None = None) -> None:
+def write_expectations(
+    path: Path, adapter: str, corpus_version: str, verdicts: Mapping[str, str], previous: Expectations | None = None
+) -> None:
     """Write the run's verdicts; a reason and bug link kept for entries that still do not pass.
 
     Entries for fixtures this run did not cover are kept as they were. Written atomically.

@@ -8,8 +8,9 @@ fixtures, beside the raw per-fixture scores.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 RAISED = re.compile(r"^raised: ([A-Za-z_][\w.]*)")
 INVALID = re.compile(r"^returned something that is not a canonical result: (\S+?):")

@@ -4,13 +4,22 @@ from __future__ import annotations
 
 import copy
 import re
-from traceback import format_exception
 from dataclasses import dataclass, field
+from traceback import format_exception
 from typing import Any
 
-from deltacheck.judge.compare import (Divergence, arguments_bytes_equal, arguments_equal, compare, confusable_leaves,
-                                equal_to_known, full_diff, json_equal, normalised)
 from deltacheck.corpus.loader import forbidden_matches, schema_problems
+from deltacheck.judge.compare import (
+    Divergence,
+    arguments_bytes_equal,
+    arguments_equal,
+    compare,
+    confusable_leaves,
+    equal_to_known,
+    full_diff,
+    json_equal,
+    normalised,
+)
 from deltacheck.model import Fixture
 from deltacheck.reference import ReferenceOutcome
 
@@ -18,8 +27,23 @@ TRACEBACK_FRAMES = 8  # the innermost frames of an in-process traceback: where t
 VERDICTS = ("pass", "fail", "error", "crash", "timeout", "n/a", "skip")
 PASSING = {"pass"}
 UNSCORED = {"n/a", "skip"}
-STRIPPABLE = frozenset({"usage", "error", "finish_reason", "finish_detail", "refusal", "reasoning", "server_tools", "custom_tools",
-                        "reasoning_signature", "annotations", "item_id", "multiple_choices", "flags"})
+STRIPPABLE = frozenset(
+    {
+        "usage",
+        "error",
+        "finish_reason",
+        "finish_detail",
+        "refusal",
+        "reasoning",
+        "server_tools",
+        "custom_tools",
+        "reasoning_signature",
+        "annotations",
+        "item_id",
+        "multiple_choices",
+        "flags",
+    }
+)
 
 
 # -- what happened when the implementation ran ---------------------------------------------------
@@ -135,9 +159,11 @@ def strip_unsupported(result: dict[str, Any], capabilities: frozenset[str]) -> t
                     removed.append(label)
 
     if "usage" not in capabilities and "usage" in result:
-        del result["usage"]; removed.append("usage")
+        del result["usage"]
+        removed.append("usage")
     if "error" not in capabilities and "error" in result:
-        del result["error"]; removed.append("error")
+        del result["error"]
+        removed.append("error")
     for key in ("finish_reason", "finish_detail"):
         if key not in capabilities:
             for choice in result.get("choices", []):
@@ -148,10 +174,20 @@ def strip_unsupported(result: dict[str, Any], capabilities: frozenset[str]) -> t
     if "reasoning" not in capabilities:
         drop_parts("reasoning", lambda p: isinstance(p, dict) and p.get("type") in ("reasoning", "redacted_reasoning"))
     if "server_tools" not in capabilities:
-        drop_parts("server_tools", lambda p: isinstance(p, dict) and (
-            p.get("type") == "server_tool_result" or (p.get("type") == "tool_call" and p.get("kind") == "server")))
+        drop_parts(
+            "server_tools",
+            lambda p: (
+                isinstance(p, dict)
+                and (
+                    p.get("type") == "server_tool_result"
+                    or (p.get("type") == "tool_call" and p.get("kind") == "server")
+                )
+            ),
+        )
     if "custom_tools" not in capabilities:
-        drop_parts("custom_tools", lambda p: isinstance(p, dict) and p.get("type") == "tool_call" and p.get("kind") == "custom")
+        drop_parts(
+            "custom_tools", lambda p: isinstance(p, dict) and p.get("type") == "tool_call" and p.get("kind") == "custom"
+        )
     if "reasoning_signature" not in capabilities:
         drop_field("reasoning_signature", "reasoning", "signature")
     if "annotations" not in capabilities:
@@ -185,8 +221,21 @@ def exercised_axes(expected: dict[str, Any], capabilities: frozenset[str]) -> li
 
 
 # Errors that say the implementation's own code broke, not that it rejected the stream (Python and JS).
-PROGRAMMING_ERRORS = frozenset({"TypeError", "AttributeError", "KeyError", "IndexError", "NameError", "UnboundLocalError",
-                                "ZeroDivisionError", "RecursionError", "ReferenceError", "RangeError", "NotImplementedError"})
+PROGRAMMING_ERRORS = frozenset(
+    {
+        "TypeError",
+        "AttributeError",
+        "KeyError",
+        "IndexError",
+        "NameError",
+        "UnboundLocalError",
+        "ZeroDivisionError",
+        "RecursionError",
+        "ReferenceError",
+        "RangeError",
+        "NotImplementedError",
+    }
+)
 
 
 def is_accepted_rejection(pattern: str | None, message: str) -> bool:
@@ -200,8 +249,15 @@ def is_accepted_rejection(pattern: str | None, message: str) -> bool:
 # -- judging -------------------------------------------------------------------------------------
 
 
-def judge(fixture: Fixture, outcome: Outcome, capabilities: frozenset[str], result_validator,
-          reference: ReferenceOutcome | None = None, fast_check=None, lacking: frozenset[str] = frozenset()) -> Verdict:
+def judge(
+    fixture: Fixture,
+    outcome: Outcome,
+    capabilities: frozenset[str],
+    result_validator,
+    reference: ReferenceOutcome | None = None,
+    fast_check=None,
+    lacking: frozenset[str] = frozenset(),
+) -> Verdict:
     """`lacking`: capabilities the fixture is about (its tags' `requires`) that the adapter does not have.
 
     The adapter still runs: what it can express is compared, so a bug there still fails. Only a
@@ -210,21 +266,38 @@ def judge(fixture: Fixture, outcome: Outcome, capabilities: frozenset[str], resu
     verdict = _judge(fixture, outcome, capabilities, result_validator, reference, fast_check)
     if lacking and verdict.verdict == "pass":
         verdict.verdict = "n/a"
-        verdict.message = (f"cannot express {', '.join(sorted(lacking))}, which this fixture is about; "
-                           "what it can express matches")
+        verdict.message = (
+            f"cannot express {', '.join(sorted(lacking))}, which this fixture is about; what it can express matches"
+        )
         verdict.axes = {}
     return verdict
 
 
-def _judge(fixture: Fixture, outcome: Outcome, capabilities: frozenset[str], result_validator,
-           reference: ReferenceOutcome | None, fast_check) -> Verdict:
+def _judge(
+    fixture: Fixture,
+    outcome: Outcome,
+    capabilities: frozenset[str],
+    result_validator,
+    reference: ReferenceOutcome | None,
+    fast_check,
+) -> Verdict:
     if isinstance(outcome, Skipped):  # unscored, so no axes
         return Verdict(fixture.id, fixture.protocol, "skip", outcome.reason)
     axes = _axes_for(fixture, capabilities)
-    if (type(outcome) is Returned and fixture.expected is not None
-            and _is_expected_as_is(fixture, outcome.result, capabilities, fast_check, reference)):
-        return Verdict(fixture.id, fixture.protocol, "pass", axes=dict.fromkeys(axes, True), matched="expected",
-                       arguments_bytes_equal=True, observed=outcome.result)
+    if (
+        type(outcome) is Returned
+        and fixture.expected is not None
+        and _is_expected_as_is(fixture, outcome.result, capabilities, fast_check, reference)
+    ):
+        return Verdict(
+            fixture.id,
+            fixture.protocol,
+            "pass",
+            axes=dict.fromkeys(axes, True),
+            matched="expected",
+            arguments_bytes_equal=True,
+            observed=outcome.result,
+        )
     verdict = Verdict(fixture.id, fixture.protocol, "error")
     # An implementation that produced nothing judgeable fails every axis it would have been scored on.
     verdict.axes = {axis: False for axis in axes}
@@ -265,13 +338,15 @@ def _judge(fixture: Fixture, outcome: Outcome, capabilities: frozenset[str], res
         problems = schema_problems(result_validator, observed)
     if problems:
         verdict.message = "returned something that is not a canonical result: " + "; ".join(
-            f"{pointer}: {message}" for pointer, message in problems[:5])
+            f"{pointer}: {message}" for pointer, message in problems[:5]
+        )
         return verdict
 
     observed_normal = normalised(observed)
     seen, verdict.na = strip_unsupported(observed_normal, capabilities)
     candidates = ([("expected", fixture.expected)] if fixture.expected is not None else []) + [
-        (f"acceptable/{i}: {a['description']}", a["result"]) for i, a in enumerate(fixture.acceptable)]
+        (f"acceptable/{i}: {a['description']}", a["result"]) for i, a in enumerate(fixture.acceptable)
+    ]
     if not candidates:  # a rejected stream with no acceptable result: any result is a failure
         return _not_rejected(verdict, fixture, observed_normal, axes)
     best: tuple[str, dict[str, Any], list[Divergence]] | None = None
@@ -364,8 +439,9 @@ def _axes_for(fixture: Fixture, capabilities: frozenset[str]) -> tuple[str, ...]
     return by_capabilities[capabilities]
 
 
-def _is_expected_as_is(fixture: Fixture, observed: Any, capabilities: frozenset[str], fast_check,
-                       reference: ReferenceOutcome | None) -> bool:
+def _is_expected_as_is(
+    fixture: Fixture, observed: Any, capabilities: frozenset[str], fast_check, reference: ReferenceOutcome | None
+) -> bool:
     """The common case, cheaply: an adapter that expresses everything returned exactly `expected`,
     with events (if it reports them) that pass the event rules.
 
@@ -379,19 +455,23 @@ def _is_expected_as_is(fixture: Fixture, observed: Any, capabilities: frozenset[
     judging_events = "events" in capabilities and reference is not None
     if "events" not in observed:
         return equal_to_known(observed, fixture.expected, _facts(fixture.expected).leaves) and not (
-            judging_events and _judge_events(fixture, observed, capabilities, reference))
+            judging_events and _judge_events(fixture, observed, capabilities, reference)
+        )
     if judging_events:
         assert reference is not None  # judging_events says so
         own = _reference_own(fixture, capabilities, fast_check, reference)
         if own is not None and equal_to_known(observed, own[0], own[1]):
             return own[2]
-    return (json_equal({k: v for k, v in observed.items() if k != "events"}, fixture.expected)
-            and _events_valid(fast_check, observed["events"])
-            and not (judging_events and _judge_events(fixture, observed, capabilities, reference)))
+    return (
+        json_equal({k: v for k, v in observed.items() if k != "events"}, fixture.expected)
+        and _events_valid(fast_check, observed["events"])
+        and not (judging_events and _judge_events(fixture, observed, capabilities, reference))
+    )
 
 
-def _reference_own(fixture: Fixture, capabilities: frozenset[str], fast_check,
-                   reference: ReferenceOutcome) -> tuple[dict[str, Any], tuple, bool] | None:
+def _reference_own(
+    fixture: Fixture, capabilities: frozenset[str], fast_check, reference: ReferenceOutcome
+) -> tuple[dict[str, Any], tuple, bool] | None:
     """(expected with the reference's own events, its confusable leaves, whether those events are
     valid and pass the event rules), memoised on the reference outcome with the expected result it
     was made for."""
@@ -411,8 +491,13 @@ def _events_valid(fast_check, events: Any) -> bool:
     return fast_check({"choices": [], "usage": None, "error": None, "events": events})
 
 
-def _judge_events(fixture: Fixture, observed: dict[str, Any], capabilities: frozenset[str],
-                  reference: ReferenceOutcome | None, outcome: dict[str, Any] | None = None) -> list[Divergence]:
+def _judge_events(
+    fixture: Fixture,
+    observed: dict[str, Any],
+    capabilities: frozenset[str],
+    reference: ReferenceOutcome | None,
+    outcome: dict[str, Any] | None = None,
+) -> list[Divergence]:
     """CONTRACT.md 3.4: each call completes once, fully, with its own identity, after its last fragment."""
     if "events" not in capabilities or reference is None:
         return []
@@ -420,39 +505,76 @@ def _judge_events(fixture: Fixture, observed: dict[str, Any], capabilities: froz
     judged_against = outcome or fixture.expected
     assert judged_against is not None  # no candidate outcome is given only for a fixture with an expected result
     observed, outcome = normalised(observed), normalised(judged_against)
-    calls = [(c["index"], position, p) for c in outcome["choices"]
-             for position, p in enumerate(c["parts"]) if p["type"] == "tool_call"]
+    calls = [
+        (c["index"], position, p)
+        for c in outcome["choices"]
+        for position, p in enumerate(c["parts"])
+        if p["type"] == "tool_call"
+    ]
     events = observed.get("events")
     if events is None:
-        return [Divergence("/events", "events", "events", None, "the adapter declares `events` but returned none")] if calls else []
+        return (
+            [Divergence("/events", "events", "events", None, "the adapter declares `events` but returned none")]
+            if calls
+            else []
+        )
     out: list[Divergence] = []
     unclaimed = list(range(len(events)))
     for choice, position, call in calls:
         label = f"tool call {call['id']!r} ({call['name']})"
-        mine = [i for i in unclaimed if events[i]["choice"] == choice and events[i]["id"] == call["id"]
-                and events[i]["name"] == call["name"]]
+        mine = [
+            i
+            for i in unclaimed
+            if events[i]["choice"] == choice and events[i]["id"] == call["id"] and events[i]["name"] == call["name"]
+        ]
         pointer = f"/choices/{choice}/parts/{position}"
         if not mine:
             out.append(Divergence(pointer, "events", call, None, f"{label} never completed"))
             continue
         first = mine[0]
         unclaimed.remove(first)
-        extra = [i for i in mine[1:] if not any(c is not call and events[i]["id"] == c["id"] and events[i]["name"] == c["name"]
-                                                 for _, _, c in calls)]
+        extra = [
+            i
+            for i in mine[1:]
+            if not any(
+                c is not call and events[i]["id"] == c["id"] and events[i]["name"] == c["name"] for _, _, c in calls
+            )
+        ]
         for i in extra:
             unclaimed.remove(i)
         if extra:
             out.append(Divergence(pointer, "events", 1, 1 + len(extra), f"{label} completed {1 + len(extra)} times"))
         event = events[first]
         if not arguments_equal(call["arguments"], event["arguments"]):
-            out.append(Divergence(pointer, "events", call["arguments"], event["arguments"],
-                                  f"{label} completed with arguments {event['arguments']!r}, expected {call['arguments']!r}"))
+            out.append(
+                Divergence(
+                    pointer,
+                    "events",
+                    call["arguments"],
+                    event["arguments"],
+                    f"{label} completed with arguments {event['arguments']!r}, expected {call['arguments']!r}",
+                )
+            )
         last = reference.last_fragment.get((choice, position))
         if event["after_chunk"] is not None and last is not None and event["after_chunk"] < last:
-            out.append(Divergence(pointer, "events", last, event["after_chunk"],
-                                  f"{label} completed after chunk {event['after_chunk']}, before its last fragment in chunk {last}"))
+            out.append(
+                Divergence(
+                    pointer,
+                    "events",
+                    last,
+                    event["after_chunk"],
+                    f"{label} completed after chunk {event['after_chunk']}, before its last fragment in chunk {last}",
+                )
+            )
     for i in unclaimed:
         event = events[i]
-        out.append(Divergence(f"/events/{i}", "events", None, event,
-                              f"completion event for a call that does not exist: id {event['id']!r}, name {event['name']!r}"))
+        out.append(
+            Divergence(
+                f"/events/{i}",
+                "events",
+                None,
+                event,
+                f"completion event for a call that does not exist: id {event['id']!r}, name {event['name']!r}",
+            )
+        )
     return out

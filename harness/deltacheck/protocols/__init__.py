@@ -18,7 +18,8 @@ adding one package and its name to `PACKAGES` below, plus its fixtures, its chun
 from __future__ import annotations
 
 import importlib
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from deltacheck.protocols.spec import Protocol
 

@@ -8,13 +8,14 @@ and a driver's hello (`Hello.from_json`). Standard library only: the generic dri
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from deltacheck.protocols import all_protocols
 
 
-def with_protocol_reasons(protocols: Iterable[str], capabilities: Iterable[str],
-                          library_notes: Mapping[str, str]) -> dict[str, str]:
+def with_protocol_reasons(
+    protocols: Iterable[str], capabilities: Iterable[str], library_notes: Mapping[str, str]
+) -> dict[str, str]:
     """capability_notes as the harness reports them: the library's own reasons, and for each other capability left
     out, the reason its protocol gives.
 

@@ -9,9 +9,11 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Iterable, Protocol as Interface
+from typing import TYPE_CHECKING, Any
+from typing import Protocol as Interface
 
 if TYPE_CHECKING:
     from deltacheck.reference.parts import ReferenceOutcome

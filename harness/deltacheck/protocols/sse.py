@@ -10,8 +10,10 @@ decodes to its chunks. Standard library only.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
+
 
 def encode_chunk(chunk: Any) -> str:
     return json.dumps(chunk, ensure_ascii=False, separators=(",", ":"))

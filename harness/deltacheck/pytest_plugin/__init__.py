@@ -32,16 +32,31 @@ ACTIVE = pytest.StashKey["Session"]()
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("deltacheck", "deltacheck conformance (one test per corpus fixture)")
-    group.addoption("--deltacheck-adapter", action="append", default=[], metavar="SPEC",
-                    help="adapter to test: MODULE:CLASS, path/to/file.py:CLASS, a bundled name, or `all` (repeatable)")
+    group.addoption(
+        "--deltacheck-adapter",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="adapter to test: MODULE:CLASS, path/to/file.py:CLASS, a bundled name, or `all` (repeatable)",
+    )
     group.addoption("--deltacheck-adapter-cmd", metavar="COMMAND", help="a driver command speaking docs/PROTOCOL.md")
-    group.addoption("--deltacheck-protocol", action="append", default=[], metavar="P", help="only fixtures of this protocol")
-    group.addoption("--deltacheck-fixture", action="append", default=[], metavar="ID", help="only this fixture id (repeatable)")
+    group.addoption(
+        "--deltacheck-protocol", action="append", default=[], metavar="P", help="only fixtures of this protocol"
+    )
+    group.addoption(
+        "--deltacheck-fixture", action="append", default=[], metavar="ID", help="only this fixture id (repeatable)"
+    )
     group.addoption("--deltacheck-corpus", metavar="DIR", help="corpus directory (default: the bundled corpus)")
-    group.addoption("--deltacheck-expectations", metavar="FILE",
-                    help="expected verdicts (TOML); an expected failure is xfail, an unexpected pass fails")
-    group.addoption("--deltacheck-snapshots", metavar="DIR",
-                    help="also compare each observed result with a syrupy snapshot in DIR/<adapter>/")
+    group.addoption(
+        "--deltacheck-expectations",
+        metavar="FILE",
+        help="expected verdicts (TOML); an expected failure is xfail, an unexpected pass fails",
+    )
+    group.addoption(
+        "--deltacheck-snapshots",
+        metavar="DIR",
+        help="also compare each observed result with a syrupy snapshot in DIR/<adapter>/",
+    )
     group.addoption("--deltacheck-timeout", type=float, default=None, metavar="SECONDS", help="seconds per fixture")
     parser.addini("deltacheck_adapter", "adapters to test (as --deltacheck-adapter), one per line", type="linelist")
     parser.addini("deltacheck_adapter_cmd", "a driver command to test (as --deltacheck-adapter-cmd)")
@@ -83,7 +98,10 @@ class Session:
 
     def runs_async(self, adapter_index: int) -> bool:
         """An in-process adapter whose `assemble` is a coroutine function, when pytest-asyncio is there to run it."""
-        return inspect.iscoroutinefunction(getattr(self.adapter(adapter_index), "assemble", None)) and _has_pytest_asyncio()
+        return (
+            inspect.iscoroutinefunction(getattr(self.adapter(adapter_index), "assemble", None))
+            and _has_pytest_asyncio()
+        )
 
     def adapter(self, index: int):
         """The running adapter: a driver given by command is already started; others start on first use."""
@@ -172,7 +190,9 @@ def _build_session(config: pytest.Config, specs: list[str], command: str | None)
         if len(session.adapters) != 1:
             raise pytest.UsageError("--deltacheck-expectations describes one adapter; name exactly one")
         try:
-            session.expectations = load_expectations(Path(expectations), {f.id for f in corpus.fixtures}, corpus.retired)
+            session.expectations = load_expectations(
+                Path(expectations), {f.id for f in corpus.fixtures}, corpus.retired
+            )
         except ExpectationsError as exc:
             raise pytest.UsageError(f"--deltacheck-expectations: {exc}") from None
     snapshots = _option(config, "snapshots")
@@ -196,8 +216,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     if ACTIVE not in config.stash:
         return
-    module = ConformanceModule.from_parent(session, path=Path(__file__).with_name("conformance.py"),
-                                           nodeid="deltacheck")
+    module = ConformanceModule.from_parent(
+        session, path=Path(__file__).with_name("conformance.py"), nodeid="deltacheck"
+    )
     items.extend(session.genitems(module))
 
 
@@ -211,8 +232,11 @@ class ConformanceModule(pytest.Module):
 
     def collect(self):
         snapshots = self.config.stash[ACTIVE].snapshots is not None
-        return [item for item in super().collect()
-                if snapshots or getattr(item, "originalname", item.name) != "test_observed_result_is_unchanged"]
+        return [
+            item
+            for item in super().collect()
+            if snapshots or getattr(item, "originalname", item.name) != "test_observed_result_is_unchanged"
+        ]
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

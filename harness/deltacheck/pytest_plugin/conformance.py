@@ -41,28 +41,42 @@ def test_fixture_conforms(deltacheck_record, deltacheck_session):
     record, fixture = deltacheck_record
     verdict = record.verdict
     corpus = deltacheck_session.corpus
-    cite = (f"cite: {corpus.cite(fixture.id)}  (deltacheck explain {fixture.id} prints the fixture; "
-            f"{record.adapter} got {verdict.verdict})")
+    cite = (
+        f"cite: {corpus.cite(fixture.id)}  (deltacheck explain {fixture.id} prints the fixture; "
+        f"{record.adapter} got {verdict.verdict})"
+    )
     expectations = deltacheck_session.expectations
     expected = expectations.entries.get(fixture.id) if expectations else None
     if expected is not None:
         kind = classify(expected, verdict.verdict)
         if kind == "unexpected pass":
-            pytest.fail(f"unexpected pass: {corpus.cite(fixture.id)} was expected to get {expected.describe()}, and "
-                        f"passes now; update {expectations.path} (deltacheck run ... --update-expectations)", pytrace=False)
+            pytest.fail(
+                f"unexpected pass: {corpus.cite(fixture.id)} was expected to get {expected.describe()}, and "
+                f"passes now; update {expectations.path} (deltacheck run ... --update-expectations)",
+                pytrace=False,
+            )
         if kind == "regression" and verdict.verdict in ("skip", "n/a"):  # a skip must not hide a lost pass
-            pytest.fail(f"regression: {corpus.cite(fixture.id)} was expected to pass, and is now {verdict.verdict}: "
-                        f"{verdict.message}", pytrace=False)
+            pytest.fail(
+                f"regression: {corpus.cite(fixture.id)} was expected to pass, and is now {verdict.verdict}: "
+                f"{verdict.message}",
+                pytrace=False,
+            )
         if kind == "changed":
-            pytest.fail(f"{verdict.verdict} where {expected.describe()} was expected: {corpus.cite(fixture.id)} "
-                        f"{fixture.title}\n{verdict.message}\n\n{verdict.diff or ''}\n{cite}", pytrace=False)
+            pytest.fail(
+                f"{verdict.verdict} where {expected.describe()} was expected: {corpus.cite(fixture.id)} "
+                f"{fixture.title}\n{verdict.message}\n\n{verdict.diff or ''}\n{cite}",
+                pytrace=False,
+            )
         if kind is None and verdict.verdict not in ("pass", "skip", "n/a"):
             pytest.xfail(f"expected {expected.describe()}")
     if verdict.verdict in ("skip", "n/a"):
         pytest.skip(f"{verdict.verdict}: {verdict.message}")
     if verdict.verdict != "pass":
-        pytest.fail(f"{verdict.verdict}: {corpus.cite(fixture.id)} {fixture.title}\n{verdict.message}\n\n"
-                    f"{verdict.diff or ''}\n{cite}", pytrace=False)
+        pytest.fail(
+            f"{verdict.verdict}: {corpus.cite(fixture.id)} {fixture.title}\n{verdict.message}\n\n"
+            f"{verdict.diff or ''}\n{cite}",
+            pytrace=False,
+        )
 
 
 def test_observed_result_is_unchanged(deltacheck_record, deltacheck_session, snapshot):
@@ -75,4 +89,5 @@ def test_observed_result_is_unchanged(deltacheck_record, deltacheck_session, sna
     observed = verdict.observed if verdict.observed is not None else {"raised": verdict.message}
     extension = observed_snapshot_extension(deltacheck_session.snapshots / record.adapter)
     assert observed == snapshot(extension_class=extension), (
-        f"{record.adapter} now assembles {deltacheck_session.corpus.cite(fixture.id)} differently from its snapshot")
+        f"{record.adapter} now assembles {deltacheck_session.corpus.cite(fixture.id)} differently from its snapshot"
+    )

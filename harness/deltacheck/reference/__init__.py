@@ -9,7 +9,8 @@ package holds what they share: the canonical parts they build (`parts`), fragmen
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from deltacheck.protocols import protocol
 from deltacheck.reference.parts import ReferenceOutcome

@@ -191,4 +191,3 @@ class JsonFragments(Fragments):
                 return i
             i += 1
         return i
-

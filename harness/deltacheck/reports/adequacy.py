@@ -37,17 +37,22 @@ def render_mutation(header: dict[str, Any], records: list[dict[str, Any]]) -> li
         if record["killed"]:
             killers[record["mutant"]].append(record["fixture"])
     killed = [m for m in mutants if killers[m["name"]]]
-    out = ["## Mutation adequacy\n",
-           "Deliberately broken accumulators, one per known bug class (`harness/deltacheck/protocols/*/mutants.py`, "
-           "and `harness/deltacheck/adequacy/mutants.py` for the classes every protocol shares); a fixture kills a "
-           "mutant when the mutant does not pass it. A mutant no fixture kills means a fixture is missing.\n",
-           f"Kill rate: **{len(killed)} / {len(mutants)}** mutants killed.\n",
-           "| # | mutant | bug class | models | killed by |", "|---|---|---|---|---|"]
+    out = [
+        "## Mutation adequacy\n",
+        "Deliberately broken accumulators, one per known bug class (`harness/deltacheck/protocols/*/mutants.py`, "
+        "and `harness/deltacheck/adequacy/mutants.py` for the classes every protocol shares); a fixture kills a "
+        "mutant when the mutant does not pass it. A mutant no fixture kills means a fixture is missing.\n",
+        f"Kill rate: **{len(killed)} / {len(mutants)}** mutants killed.\n",
+        "| # | mutant | bug class | models | killed by |",
+        "|---|---|---|---|---|",
+    ]
     for number, mutant in enumerate(mutants, 1):
         ids = sorted(killers[mutant["name"]])
         shown = ", ".join(ids[:8]) + (f" and {len(ids) - 8} more" if len(ids) > 8 else "")
-        out.append(f"| M{number} | {mutant['name']} | {mutant['bug']} | {mutant.get('models') or '–'} | "
-                   f"{len(ids)}: {shown or '**none**'} |")
+        out.append(
+            f"| M{number} | {mutant['name']} | {mutant['bug']} | {mutant.get('models') or '–'} | "
+            f"{len(ids)}: {shown or '**none**'} |"
+        )
     out += ["", "Kill matrix (fixtures that kill at least one mutant; `x` = killed):\n"]
     columns = [f"M{n}" for n in range(1, len(mutants) + 1)]
     out.append("| fixture | " + " | ".join(columns) + " |")
@@ -63,15 +68,19 @@ def render_mutation(header: dict[str, Any], records: list[dict[str, Any]]) -> li
 
 
 def render_fuzz(runs: list[tuple[dict[str, Any], list[dict[str, Any]]]]) -> list[str]:
-    out = ["## Fuzzing\n",
-           "Per adapter and protocol: re-chunking invariance (other valid streams of each passing fixture's "
-           "message, `harness/deltacheck/adequacy/rechunk.py` over each protocol's `rechunking.py`) and robustness "
-           "(damaged streams, `harness/deltacheck/adequacy/robustness.py`: a crash, hang or non-canonical result "
-           "fails; raising an error is fine). Derandomized; examples are the number of streams tried.\n",
-           "| adapter | protocol | mode | fixtures fuzzed | survived | failed | examples | not fuzzed |",
-           "|---|---|---|---|---|---|---|---|"]
+    out = [
+        "## Fuzzing\n",
+        "Per adapter and protocol: re-chunking invariance (other valid streams of each passing fixture's "
+        "message, `harness/deltacheck/adequacy/rechunk.py` over each protocol's `rechunking.py`) and robustness "
+        "(damaged streams, `harness/deltacheck/adequacy/robustness.py`: a crash, hang or non-canonical result "
+        "fails; raising an error is fine). Derandomized; examples are the number of streams tried.\n",
+        "| adapter | protocol | mode | fixtures fuzzed | survived | failed | examples | not fuzzed |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     failures = []
-    for header, records in sorted(runs, key=lambda run: (run[0]["adapter"]["name"] != "reference", run[0]["adapter"]["name"])):
+    for header, records in sorted(
+        runs, key=lambda run: (run[0]["adapter"]["name"] != "reference", run[0]["adapter"]["name"])
+    ):
         name = header["adapter"]["name"]
         groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
         for record in records:
@@ -79,15 +88,19 @@ def render_fuzz(runs: list[tuple[dict[str, Any], list[dict[str, Any]]]]) -> list
         for (protocol, mode), group in sorted(groups.items()):
             counts = {s: sum(1 for r in group if r["status"] == s) for s in ("survived", "failed", "not fuzzed")}
             examples = sum(r["examples"] for r in group)
-            out.append(f"| {name} | {protocol} | {mode} | {counts['survived'] + counts['failed']} | {counts['survived']} | "
-                       f"{counts['failed']} | {examples} | {counts['not fuzzed']} |")
+            out.append(
+                f"| {name} | {protocol} | {mode} | {counts['survived'] + counts['failed']} | {counts['survived']} | "
+                f"{counts['failed']} | {examples} | {counts['not fuzzed']} |"
+            )
             failures += [(name, r) for r in group if r["status"] == "failed"]
     out.append("")
     if failures:
         out.append("Shrunk counterexamples:\n")
         for name, record in failures:
-            out.append(f"- **{name}**, {record['mode']}, from {record['fixture']} ({', '.join(record.get('edits', []))}): "
-                       f"{_cell(record.get('message', ''))}")
+            out.append(
+                f"- **{name}**, {record['mode']}, from {record['fixture']} ({', '.join(record.get('edits', []))}): "
+                f"{_cell(record.get('message', ''))}"
+            )
         out.append("")
     return out
 
@@ -102,13 +115,16 @@ def _cell(text: str, limit: int = 300) -> str:
 SEED_LIBRARIES = {"000": ("braintrust-sdk-java",), "002": ("spring-ai-openai",), "003": ("koog",)}
 SEED_NOT_BUILDABLE = {
     "001": "weave-os/router is a Go application whose module path the Go module proxy does not serve, so no "
-           "implementation of it is scored; its mutant stands in for it",
+    "implementation of it is scored; its mutant stands in for it",
 }
 SEED_CITATION = re.compile(r"\(seed (\d{3})")
 
 
-def render_seeds(runs: list[tuple[dict[str, Any], list[dict[str, Any]]]], mutation_header: dict[str, Any],
-                 mutation_records: list[dict[str, Any]]) -> list[str]:
+def render_seeds(
+    runs: list[tuple[dict[str, Any], list[dict[str, Any]]]],
+    mutation_header: dict[str, Any],
+    mutation_records: list[dict[str, Any]],
+) -> list[str]:
     """Per seed report: the mutant modelled on its bug, the fixtures that catch that mutant, and the real
     implementation's verdict on each of them (every scored version side by side).
 
@@ -118,14 +134,19 @@ def render_seeds(runs: list[tuple[dict[str, Any], list[dict[str, Any]]]], mutati
     for record in mutation_records:
         if record["killed"]:
             killers[record["mutant"]].add(record["fixture"])
-    seeded = [(match.group(1), mutant) for mutant in mutation_header["mutants"]
-              if (match := SEED_CITATION.search(mutant.get("models") or ""))]
+    seeded = [
+        (match.group(1), mutant)
+        for mutant in mutation_header["mutants"]
+        if (match := SEED_CITATION.search(mutant.get("models") or ""))
+    ]
     if not seeded:
         return []
-    out = ["## Seed reports and the real code\n",
-           "Each seed bug report is modelled by a mutant (`harness/deltacheck/protocols/*/mutants.py`); the fixtures "
-           "that catch the mutant reproduce the reported bug. Where the system itself can be built, its real code is "
-           "run on the same fixtures: it fails them where the bug is present and passes them where it is fixed.\n"]
+    out = [
+        "## Seed reports and the real code\n",
+        "Each seed bug report is modelled by a mutant (`harness/deltacheck/protocols/*/mutants.py`); the fixtures "
+        "that catch the mutant reproduce the reported bug. Where the system itself can be built, its real code is "
+        "run on the same fixtures: it fails them where the bug is present and passes them where it is fixed.\n",
+    ]
     for seed, mutant in sorted(seeded, key=lambda item: (item[0], item[1]["name"])):
         fixtures = sorted(killers[mutant["name"]])
         out.append(f"### {mutant['models']}\n")
@@ -133,16 +154,24 @@ def render_seeds(runs: list[tuple[dict[str, Any], list[dict[str, Any]]]], mutati
         out.append(f"- fixtures that catch it: {', '.join(fixtures) if fixtures else '**none**'}")
         # Every scored version of the system that ran at least one of those fixtures (a Chat Completions
         # adapter has nothing to say about a Responses bug).
-        implementations = sorted(((d, r) for d, r in runs if d.get("library") in SEED_LIBRARIES.get(seed, ())
-                                  and any(record.get("fixture") in fixtures for record in r)),
-                                 key=lambda run: run[0].get("name", ""))
+        implementations = sorted(
+            (
+                (d, r)
+                for d, r in runs
+                if d.get("library") in SEED_LIBRARIES.get(seed, ())
+                and any(record.get("fixture") in fixtures for record in r)
+            ),
+            key=lambda run: run[0].get("name", ""),
+        )
         if seed in SEED_NOT_BUILDABLE:
             out.append(f"- real implementation: none scored: {SEED_NOT_BUILDABLE[seed]}")
         elif not implementations:
             out.append("- real implementation: not in these results")
         else:
-            out.append("- real implementation: " + ", ".join(f"{d.get('library')} {d.get('version')} (`{d.get('name')}`)"
-                                                             for d, _ in implementations))
+            out.append(
+                "- real implementation: "
+                + ", ".join(f"{d.get('library')} {d.get('version')} (`{d.get('name')}`)" for d, _ in implementations)
+            )
         out.append("")
         if not implementations or not fixtures:
             continue

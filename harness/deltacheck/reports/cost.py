@@ -23,9 +23,11 @@ from deltacheck.protocols import PROTOCOLS
 
 BEGIN = "<!-- deltacheck:cost:begin -->"
 END = "<!-- deltacheck:cost:end -->"
-CI_SENTENCE = ("Timings differ from run to run, so CI compares everything outside the two `deltacheck:cost` "
-               "comments around this section byte for byte and checks inside them only that the same "
-               "implementations and scenarios are listed.")
+CI_SENTENCE = (
+    "Timings differ from run to run, so CI compares everything outside the two `deltacheck:cost` "
+    "comments around this section byte for byte and checks inside them only that the same "
+    "implementations and scenarios are listed."
+)
 
 CostRun = tuple[dict[str, Any], list[dict[str, Any]]]  # (header, records) of one cost-<adapter>.jsonl
 
@@ -34,8 +36,11 @@ CostRun = tuple[dict[str, Any], list[dict[str, Any]]]  # (header, records) of on
 
 
 # By a figure's basis; looked up with whatever a summary holds there.
-_SHORT_BASIS: dict[object, str] = {"extrapolated": "extrap.", "interpolated": "interp.",
-                                   "at most (measured)": "or less"}
+_SHORT_BASIS: dict[object, str] = {
+    "extrapolated": "extrap.",
+    "interpolated": "interp.",
+    "at most (measured)": "or less",
+}
 
 
 def seconds_cell(seconds: float | None, basis: str) -> str:
@@ -97,21 +102,44 @@ def cost_rows(runs: list[CostRun]) -> list[tuple[str, dict[str, Any]]]:
         for record in records:
             if record.get("kind") == "scenario":
                 rows.append((name, record))
-    return sorted(rows, key=lambda row: (row[0] != "reference", row[0], order.get(row[1].get("protocol"), 99),
-                                         row[1].get("scenario", "")))
+    return sorted(
+        rows,
+        key=lambda row: (
+            row[0] != "reference",
+            row[0],
+            order.get(row[1].get("protocol"), 99),
+            row[1].get("scenario", ""),
+        ),
+    )
 
 
 def _cells(summary: dict[str, Any]) -> list[str]:
     failure = summary.get("failure")
     if failure:
         return [f"{failure['verdict'].upper()} at N={failure['fragments']:,}"] + ["–"] * 6
-    return [seconds_cell(summary.get("seconds_at_10k"), summary.get("seconds_at_10k_basis", "")),
-            seconds_cell(summary.get("reference_seconds_at_10k"), "measured"), ratio_cell(summary),
-            exponent_cell(summary), over_cell(summary), memory_cell(summary), measured_cell(summary)]
+    return [
+        seconds_cell(summary.get("seconds_at_10k"), summary.get("seconds_at_10k_basis", "")),
+        seconds_cell(summary.get("reference_seconds_at_10k"), "measured"),
+        ratio_cell(summary),
+        exponent_cell(summary),
+        over_cell(summary),
+        memory_cell(summary),
+        measured_cell(summary),
+    ]
 
 
-COLUMNS = ("implementation", "scenario", f"time at {AT_FRAGMENTS // 1000}k", f"reference at {AT_FRAGMENTS // 1000}k",
-           "ratio", "exponent", "over 1 s from N", "peak memory", "N measured", "finding")
+COLUMNS = (
+    "implementation",
+    "scenario",
+    f"time at {AT_FRAGMENTS // 1000}k",
+    f"reference at {AT_FRAGMENTS // 1000}k",
+    "ratio",
+    "exponent",
+    "over 1 s from N",
+    "peak memory",
+    "N measured",
+    "finding",
+)
 
 EXPLANATION = (
     "Long generated streams (corpus/scenarios: a spec per scenario, the stream and its expected result generated) are "
@@ -126,7 +154,8 @@ EXPLANATION = (
     "figure beyond the "
     "sizes measured is extrapolated along that slope and marked so. Peak memory is what tracemalloc traced for an "
     "in-process implementation, the driver process's peak RSS (reset before each stream) for a driver. An exponent "
-    f"above {SUPER_LINEAR} is a finding if it holds after the sizes it was fitted over are timed a second time.")
+    f"above {SUPER_LINEAR} is a finding if it holds after the sizes it was fitted over are timed a second time."
+)
 
 
 def explanation(runs: list[CostRun]) -> str:
@@ -154,8 +183,10 @@ def render_cost(runs: list[CostRun]) -> list[str]:
     if flagged:
         for name, summary in flagged:
             cause = summary.get("cause")
-            out.append(f"- **{name}** on {summary.get('scenario')}: exponent {exponent_cell(summary)}; "
-                       + (f"known cause: {_plain(cause)}" if cause else "cause not yet known"))
+            out.append(
+                f"- **{name}** on {summary.get('scenario')}: exponent {exponent_cell(summary)}; "
+                + (f"known cause: {_plain(cause)}" if cause else "cause not yet known")
+            )
     else:
         out.append("None.")
     out.append("")
@@ -164,8 +195,10 @@ def render_cost(runs: list[CostRun]) -> list[str]:
         out.append("### Wrong results on long streams\n")
         for name, summary in failed:
             failure = summary["failure"]
-            out.append(f"- **{name}** on {summary.get('scenario')} at N={failure['fragments']:,}: "
-                       f"{failure['verdict']}: {code_span(failure.get('message', ''))}")
+            out.append(
+                f"- **{name}** on {summary.get('scenario')} at N={failure['fragments']:,}: "
+                f"{failure['verdict']}: {code_span(failure.get('message', ''))}"
+            )
         out.append("")
     out += [END, ""]
     return out
@@ -180,11 +213,16 @@ def render_cost_html(runs: list[CostRun]) -> str:
         parts.append("<table><tr>" + "".join(f"<th>{esc(c)}</th>" for c in COLUMNS) + "</tr>")
         for name, summary in rows:
             css = ' class="fail"' if summary.get("failure") or summary.get("super_linear") else ""
-            finding = "super-linear" + (f": {summary['cause']}" if summary.get("cause") else "") \
-                if summary.get("super_linear") else "–"
+            finding = (
+                "super-linear" + (f": {summary['cause']}" if summary.get("cause") else "")
+                if summary.get("super_linear")
+                else "–"
+            )
             cells = "".join(f"<td>{esc(c)}</td>" for c in _cells(summary))
-            parts.append(f"<tr{css}><td>{esc(name)}</td><td>{esc(str(summary.get('scenario')))}</td>{cells}"
-                         f"<td class=t>{esc(finding)}</td></tr>")
+            parts.append(
+                f"<tr{css}><td>{esc(name)}</td><td>{esc(str(summary.get('scenario')))}</td>{cells}"
+                f"<td class=t>{esc(finding)}</td></tr>"
+            )
         parts.append("</table>")
     else:
         parts.append("<p>No cost results.</p>")
@@ -195,14 +233,14 @@ def render_cost_html(runs: list[CostRun]) -> str:
 def with_cost_html(page: str, runs: list[CostRun]) -> str:
     """REPORT.html with the Cost section added at the end of the page."""
     closing = "</html>\n"
-    body = page[:-len(closing)] if page.endswith(closing) else page
+    body = page[: -len(closing)] if page.endswith(closing) else page
     return body + render_cost_html(runs) + closing
 
 
 def code_span(text: str, limit: int = 300) -> str:
     """A library's message as one Markdown code span: never read as emphasis, links or HTML."""
     text = " ".join(str(text).split())
-    text = text if len(text) <= limit else text[:limit - 1] + "…"
+    text = text if len(text) <= limit else text[: limit - 1] + "…"
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * (longest + 1)
     return f"{fence} {text} {fence}"
@@ -223,11 +261,14 @@ def split_cost(text: str) -> tuple[str, list[tuple[str, str]]]:
     start, end = text.find(BEGIN), text.find(END)
     if start < 0 or end < start:
         return text, []
-    inside = text[start + len(BEGIN):end]
+    inside = text[start + len(BEGIN) : end]
     pattern = _HTML_ROW if "<table" in inside or "<section" in inside else _MD_ROW
-    rows = [(a.strip(), b.strip()) for a, b in pattern.findall(inside)
-            if a.strip() not in ("implementation", "---") and not a.startswith("-")]
-    return text[:start + len(BEGIN)] + text[end:], rows
+    rows = [
+        (a.strip(), b.strip())
+        for a, b in pattern.findall(inside)
+        if a.strip() not in ("implementation", "---") and not a.startswith("-")
+    ]
+    return text[: start + len(BEGIN)] + text[end:], rows
 
 
 def differences(committed: str, generated: str, label: str) -> list[str]:
@@ -236,13 +277,21 @@ def differences(committed: str, generated: str, label: str) -> list[str]:
     new_outside, new_rows = split_cost(generated)
     out = []
     if old_outside != new_outside:
-        diff = difflib.unified_diff(old_outside.splitlines(), new_outside.splitlines(), f"{label} (committed)",
-                                    f"{label} (generated)", lineterm="", n=1)
+        diff = difflib.unified_diff(
+            old_outside.splitlines(),
+            new_outside.splitlines(),
+            f"{label} (committed)",
+            f"{label} (generated)",
+            lineterm="",
+            n=1,
+        )
         out.append(f"{label} differs outside the cost section:\n" + "\n".join(list(diff)[:80]))
     if sorted(old_rows) != sorted(new_rows):
         missing, extra = sorted(set(old_rows) - set(new_rows)), sorted(set(new_rows) - set(old_rows))
-        out.append(f"{label}: the cost section lists other implementation x scenario rows "
-                   f"(only committed: {missing or 'none'}; only generated: {extra or 'none'})")
+        out.append(
+            f"{label}: the cost section lists other implementation x scenario rows "
+            f"(only committed: {missing or 'none'}; only generated: {extra or 'none'})"
+        )
     return out
 
 
@@ -252,8 +301,11 @@ def main(argv: list[str]) -> int:
         return 2
     problems = []
     for committed, generated in zip(argv[::2], argv[1::2]):
-        problems += differences(Path(committed).read_text(encoding="utf-8"), Path(generated).read_text(encoding="utf-8"),
-                                Path(generated).name)
+        problems += differences(
+            Path(committed).read_text(encoding="utf-8"),
+            Path(generated).read_text(encoding="utf-8"),
+            Path(generated).name,
+        )
     for problem in problems:
         print(problem, file=sys.stderr)
     return 1 if problems else 0

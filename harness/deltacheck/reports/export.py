@@ -29,20 +29,35 @@ def render_junit(results: list[Results], corpus_version: str) -> str:
     suites = ET.Element("testsuites", name=f"deltacheck corpus {corpus_version}")
     for run in _ordered(results):
         records = sorted(run.records, key=_fixture_key)
-        suite = ET.SubElement(suites, "testsuite", name=run.adapter.get("name", "?"), tests=str(len(records)),
-                              failures=str(sum(r["verdict"] == "fail" for r in records)),
-                              errors=str(sum(r["verdict"] in ("error", "crash", "timeout") for r in records)),
-                              skipped=str(sum(r["verdict"] in ("n/a", "skip") for r in records)))
-        ET.SubElement(ET.SubElement(suite, "properties"), "property", name="library",
-                      value=f"{run.adapter.get('library')} {run.adapter.get('version')}")
+        suite = ET.SubElement(
+            suites,
+            "testsuite",
+            name=run.adapter.get("name", "?"),
+            tests=str(len(records)),
+            failures=str(sum(r["verdict"] == "fail" for r in records)),
+            errors=str(sum(r["verdict"] in ("error", "crash", "timeout") for r in records)),
+            skipped=str(sum(r["verdict"] in ("n/a", "skip") for r in records)),
+        )
+        ET.SubElement(
+            ET.SubElement(suite, "properties"),
+            "property",
+            name="library",
+            value=f"{run.adapter.get('library')} {run.adapter.get('version')}",
+        )
         for record in records:
-            case = ET.SubElement(suite, "testcase", classname=f"{run.adapter.get('name')}.{record.get('protocol')}",
-                                 name=f"{_fixture_key(record)}@{corpus_version} {record.get('title', '')}".strip())
+            case = ET.SubElement(
+                suite,
+                "testcase",
+                classname=f"{run.adapter.get('name')}.{record.get('protocol')}",
+                name=f"{_fixture_key(record)}@{corpus_version} {record.get('title', '')}".strip(),
+            )
             verdict, message = record["verdict"], record.get("message", "")
             if verdict == "fail":
                 ET.SubElement(case, "failure", message=message[:500]).text = record.get("diff", "")
             elif verdict in ("error", "crash", "timeout"):
-                ET.SubElement(case, "error", type=verdict, message=_portable(message)[:500]).text = _portable(record.get("diff", ""))
+                ET.SubElement(case, "error", type=verdict, message=_portable(message)[:500]).text = _portable(
+                    record.get("diff", "")
+                )
             elif verdict in ("n/a", "skip"):
                 ET.SubElement(case, "skipped", message=f"{verdict}: {message}"[:500])
     ET.indent(suites)
@@ -80,8 +95,11 @@ def render_html(results: list[Results], corpus_version: str) -> str:
             if verdict in NOT_PASSED:
                 label = f'<a href="#{esc(_anchor(name, key))}" title="{esc(record.get("message", ""))}">{label}</a>'
             cells.append(f'<td class="{css}">{label}</td>')
-        rows.append(f"<tr><td>{esc(key)}</td><td>{esc(protocol)}</td><td class=t title=\"{esc(title)}\">{esc(title)}</td>"
-                    + "".join(cells) + "</tr>")
+        rows.append(
+            f'<tr><td>{esc(key)}</td><td>{esc(protocol)}</td><td class=t title="{esc(title)}">{esc(title)}</td>'
+            + "".join(cells)
+            + "</tr>"
+        )
     details = []
     for run in runs:
         name = run.adapter.get("name", "?")
@@ -89,16 +107,23 @@ def render_html(results: list[Results], corpus_version: str) -> str:
             key = _fixture_key(record)
             body = esc(_portable(record.get("first_divergence") or record.get("message", "")))
             diff = f"<pre>{esc(_portable(record['diff']))}</pre>" if record.get("diff") else ""
-            details.append(f'<section id="{esc(_anchor(name, key))}"><h3>{esc(key)}@{esc(corpus_version)} — '
-                           f'{esc(name)}: {esc(record["verdict"])}</h3><p>{esc(record.get("title", ""))}</p>'
-                           f"<p><code>{body}</code></p>{diff}</section>")
+            details.append(
+                f'<section id="{esc(_anchor(name, key))}"><h3>{esc(key)}@{esc(corpus_version)} — '
+                f"{esc(name)}: {esc(record['verdict'])}</h3><p>{esc(record.get('title', ''))}</p>"
+                f"<p><code>{body}</code></p>{diff}</section>"
+            )
     header = "".join(f'<th class="a">{esc(n)}</th>' for n in names)
-    return ("<!doctype html>\n<html lang=en><meta charset=utf-8>"
-            f"<title>deltacheck matrix, corpus {esc(corpus_version)}</title><style>{STYLE}</style>\n"
-            f"<h1>deltacheck: fixture × implementation (corpus {esc(corpus_version)})</h1>\n"
-            "<p>Generated from the results files; REPORT.md has the scores. Click a failing cell for its diff.</p>\n"
-            f"<table><tr><th>fixture</th><th>protocol</th><th>title</th>{header}</tr>\n" + "\n".join(rows)
-            + "</table>\n" + "\n".join(details) + "\n</html>\n")
+    return (
+        "<!doctype html>\n<html lang=en><meta charset=utf-8>"
+        f"<title>deltacheck matrix, corpus {esc(corpus_version)}</title><style>{STYLE}</style>\n"
+        f"<h1>deltacheck: fixture × implementation (corpus {esc(corpus_version)})</h1>\n"
+        "<p>Generated from the results files; REPORT.md has the scores. Click a failing cell for its diff.</p>\n"
+        f"<table><tr><th>fixture</th><th>protocol</th><th>title</th>{header}</tr>\n"
+        + "\n".join(rows)
+        + "</table>\n"
+        + "\n".join(details)
+        + "\n</html>\n"
+    )
 
 
 def _anchor(adapter: str, fixture: str) -> str:

@@ -6,23 +6,34 @@ from collections import Counter, defaultdict
 from typing import Any
 
 import deltacheck
-from deltacheck.reports.adequacy import render_fuzz, render_mutation, render_seeds
 from deltacheck.judge.compare import AXES
-from deltacheck.reports.cost import render_cost
 from deltacheck.judge.findings import distinct_findings
-from deltacheck.running.results import Results
 from deltacheck.judge.verdict import PASSING, UNSCORED
 from deltacheck.protocols import PROTOCOLS
+from deltacheck.reports.adequacy import render_fuzz, render_mutation, render_seeds
+from deltacheck.reports.cost import render_cost
+from deltacheck.running.results import Results
 
 NOT_PASSED = ("fail", "error", "crash", "timeout")
-CELL = {"pass": "pass", "fail": "**FAIL**", "error": "**ERROR**", "crash": "**CRASH**", "timeout": "**TIMEOUT**",
-        "n/a": "n/a", "skip": "skip"}
+CELL = {
+    "pass": "pass",
+    "fail": "**FAIL**",
+    "error": "**ERROR**",
+    "crash": "**CRASH**",
+    "timeout": "**TIMEOUT**",
+    "n/a": "n/a",
+    "skip": "skip",
+}
 
 
-def render_report(all_results: list[Results], corpus_version: str, contract_version: int,
-                  mutation: tuple[dict[str, Any], list[dict[str, Any]]] | None = None,
-                  fuzz: list[tuple[dict[str, Any], list[dict[str, Any]]]] | None = None,
-                  cost: list[tuple[dict[str, Any], list[dict[str, Any]]]] | None = None) -> str:
+def render_report(
+    all_results: list[Results],
+    corpus_version: str,
+    contract_version: int,
+    mutation: tuple[dict[str, Any], list[dict[str, Any]]] | None = None,
+    fuzz: list[tuple[dict[str, Any], list[dict[str, Any]]]] | None = None,
+    cost: list[tuple[dict[str, Any], list[dict[str, Any]]]] | None = None,
+) -> str:
     # The reference first, as the baseline column; then the implementations by name.
     runs = sorted(all_results, key=lambda r: (r.adapter.get("name") != "reference", r.adapter.get("name", "")))
     out: list[str] = []
@@ -65,13 +76,16 @@ def _adapters_section(out: list[str], runs: list[Results]) -> None:
     out.append("| adapter | library | version | protocols | capabilities lacking | code path |")
     out.append("|---|---|---|---|---|---|")
     from deltacheck.adapter import CAPABILITIES
+
     for run in runs:
         a = run.adapter
         lacking = sorted(set(CAPABILITIES) - set(a.get("capabilities", [])))
         notes = a.get("capability_notes") or {}
         shown = "; ".join(f"{c} ({notes.get(c) or 'no reason recorded'})" for c in lacking)
-        out.append(f"| {a.get('name')} | {a.get('library')} | {a.get('version')} | {', '.join(a.get('protocols', []))} "
-                   f"| {_cell_text(shown) or '–'} | {_cell_text(a.get('code_path', ''))} |")
+        out.append(
+            f"| {a.get('name')} | {a.get('library')} | {a.get('version')} | {', '.join(a.get('protocols', []))} "
+            f"| {_cell_text(shown) or '–'} | {_cell_text(a.get('code_path', ''))} |"
+        )
     out.append("")
 
 
@@ -88,8 +102,11 @@ def _scores_section(out: list[str], runs: list[Results]) -> None:
             counts = by_protocol[protocol]
             scored = sum(v for k, v in counts.items() if k not in UNSCORED)
             passed = sum(v for k, v in counts.items() if k in PASSING)
-            out.append(f"| {run.adapter.get('name')} | {protocol} | {passed} / {scored} | "
-                       + " | ".join(str(counts.get(k, 0)) for k in ("fail", "error", "crash", "timeout", "n/a", "skip")) + " |")
+            out.append(
+                f"| {run.adapter.get('name')} | {protocol} | {passed} / {scored} | "
+                + " | ".join(str(counts.get(k, 0)) for k in ("fail", "error", "crash", "timeout", "n/a", "skip"))
+                + " |"
+            )
     out.append("")
 
 
@@ -99,11 +116,15 @@ def _gateways_section(out: list[str], runs: list[Results]) -> None:
     if not gateways:
         return
     out.append("## Gateways\n")
-    out.append("Each gateway route scored in proxy mode: the fixture replayed upstream, the gateway's downstream stream "
-               "assembled with the reference of its protocol and compared on what survives translation "
-               "(CONTRACT.md 6); `validity` is the downstream stream checked on its own (6.5).\n")
-    out.append("| gateway route | upstream → downstream | passed / scored | fail | error | crash | timeout | n/a | skip "
-               "| validity | fields with no counterpart |")
+    out.append(
+        "Each gateway route scored in proxy mode: the fixture replayed upstream, the gateway's downstream stream "
+        "assembled with the reference of its protocol and compared on what survives translation "
+        "(CONTRACT.md 6); `validity` is the downstream stream checked on its own (6.5).\n"
+    )
+    out.append(
+        "| gateway route | upstream → downstream | passed / scored | fail | error | crash | timeout | n/a | skip "
+        "| validity | fields with no counterpart |"
+    )
     out.append("|---|---|---|---|---|---|---|---|---|---|---|")
     for run in gateways:
         pair = run.adapter["gateway"]
@@ -113,17 +134,21 @@ def _gateways_section(out: list[str], runs: list[Results]) -> None:
         checked = [v for v in validity if v is not None]
         notes = run.adapter.get("capability_notes") or {}
         missing = ", ".join(sorted(k for k in notes if k != "events")) or "–"
-        out.append(f"| {run.adapter.get('name')} | {pair.get('upstream')} → {pair.get('downstream')} "
-                   f"| {sum(v for k, v in counts.items() if k in PASSING)} / {scored} | "
-                   + " | ".join(str(counts.get(k, 0)) for k in ("fail", "error", "crash", "timeout", "n/a", "skip"))
-                   + f" | {sum(checked)} / {len(checked)} | {missing} |")
+        out.append(
+            f"| {run.adapter.get('name')} | {pair.get('upstream')} → {pair.get('downstream')} "
+            f"| {sum(v for k, v in counts.items() if k in PASSING)} / {scored} | "
+            + " | ".join(str(counts.get(k, 0)) for k in ("fail", "error", "crash", "timeout", "n/a", "skip"))
+            + f" | {sum(checked)} / {len(checked)} | {missing} |"
+        )
     out.append("")
 
 
 def _axes_section(out: list[str], runs: list[Results]) -> None:
     out.append("## Scores per axis\n")
-    out.append("A fixture is scored on the axes its expected result exercises (CONTRACT.md 4.1); "
-               "an error, crash or timeout fails every axis it would have been scored on.\n")
+    out.append(
+        "A fixture is scored on the axes its expected result exercises (CONTRACT.md 4.1); "
+        "an error, crash or timeout fails every axis it would have been scored on.\n"
+    )
     # Gateway routes add the `validity` axis (CONTRACT.md 6.5): a column only when some run scores it.
     axes = AXES + (("validity",) if any("validity" in r.get("axes", {}) for run in runs for r in run.records) else ())
     out.append("| adapter | protocol | " + " | ".join(axes) + " |")
@@ -144,9 +169,11 @@ def _axes_section(out: list[str], runs: list[Results]) -> None:
 
 def _findings_section(out: list[str], runs: list[Results]) -> None:
     out.append("## Distinct findings\n")
-    out.append("Each implementation's failures grouped by defect (CONTRACT.md 4.1): one row per axis, kind of "
-               "divergence and place (pointer with indices generalised), with the fixtures that show it. A "
-               "fixture appears under every finding it shows; one policy is one row however many fixtures it touches.\n")
+    out.append(
+        "Each implementation's failures grouped by defect (CONTRACT.md 4.1): one row per axis, kind of "
+        "divergence and place (pointer with indices generalised), with the fixtures that show it. A "
+        "fixture appears under every finding it shows; one policy is one row however many fixtures it touches.\n"
+    )
     any_rows = False
     for run in runs:
         findings = distinct_findings(r for r in run.records if r["verdict"] in NOT_PASSED)
@@ -158,7 +185,9 @@ def _findings_section(out: list[str], runs: list[Results]) -> None:
         out.append("| axis | finding | fixtures | count |")
         out.append("|---|---|---|---|")
         for finding in findings:
-            shown = ", ".join(finding.fixtures[:6]) + (f", … ({len(finding.fixtures) - 6} more)" if len(finding.fixtures) > 6 else "")
+            shown = ", ".join(finding.fixtures[:6]) + (
+                f", … ({len(finding.fixtures) - 6} more)" if len(finding.fixtures) > 6 else ""
+            )
             out.append(f"| {finding.axis} | {_cell_text(finding.what)} | {shown} | {len(finding.fixtures)} |")
         out.append("")
     if not any_rows:
@@ -184,11 +213,13 @@ def _single_failures_section(out: list[str], runs: list[Results]) -> None:
     verdicts = _verdict_table(runs)
     names = [r.adapter.get("name") for r in runs if r.adapter.get("name") != "reference"]
     rows = []
-    for key, (protocol, title) in _fixture_rows(runs).items():
+    for key, (_protocol, title) in _fixture_rows(runs).items():
         ran = [n for n in names if verdicts.get((n, key), {}).get("verdict") not in (None, "n/a", "skip")]
         failing = [n for n in ran if verdicts[(n, key)]["verdict"] in NOT_PASSED]
         if len(ran) >= 2 and len(failing) == 1:
-            rows.append(f"| {key} | {_cell_text(title)} | {failing[0]} | {_cell_text(verdicts[(failing[0], key)].get('message', ''))} |")
+            rows.append(
+                f"| {key} | {_cell_text(title)} | {failing[0]} | {_cell_text(verdicts[(failing[0], key)].get('message', ''))} |"
+            )
     if rows:
         out.append("| fixture | title | fails in | first divergence |")
         out.append("|---|---|---|---|")
@@ -199,7 +230,9 @@ def _single_failures_section(out: list[str], runs: list[Results]) -> None:
 
 
 def _fixture_bugs_section(out: list[str], runs: list[Results]) -> None:
-    bugs = sorted({(r.get("path", ""), r.get("message", "")) for run in runs for r in run.records if r.get("bug_in_fixture")})
+    bugs = sorted(
+        {(r.get("path", ""), r.get("message", "")) for run in runs for r in run.records if r.get("bug_in_fixture")}
+    )
     if not bugs:
         return
     out.append("## Fixtures not run (bug in fixture)\n")
@@ -240,7 +273,9 @@ def _fixture_rows(runs: list[Results]) -> dict[str, tuple[str, str]]:
     rows: dict[str, tuple[str, str]] = {}
     for run in runs:
         for record in run.records:
-            rows.setdefault(_fixture_key(record), (record.get("protocol") or "?", record.get("title") or record.get("path", "")))
+            rows.setdefault(
+                _fixture_key(record), (record.get("protocol") or "?", record.get("title") or record.get("path", ""))
+            )
     order = {p: i for i, p in enumerate(PROTOCOLS)}
     return dict(sorted(rows.items(), key=lambda kv: (order.get(kv[1][0], 99), kv[0])))
 

@@ -16,8 +16,9 @@ import _signal  # type: ignore[import-not-found]
 import os
 import signal
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import Any
 
 
 class Expired(BaseException):

@@ -14,10 +14,11 @@ import multiprocessing
 import os
 import sys
 import threading
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 POLL_SECONDS = 0.1
 MAX_LINE_BYTES = 64 * 1024
@@ -71,8 +72,8 @@ _END_OF_JOB = b"\0deltacheck: end of job\n"
 def _start_worker() -> None:
     """Drop the console's output; pass every line written to stdout or stderr (even from C) to the caller."""
     # Drivers the caller had running are its own: a worker neither talks to them nor stops them.
-    from deltacheck.driver import external
     from deltacheck.cli.common import err
+    from deltacheck.driver import external
 
     external._running.clear()
     err.file = open(os.devnull, "w", encoding="utf-8")

@@ -7,18 +7,19 @@ import inspect
 import signal
 import threading
 import time
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 from deltacheck.adapter import Adapter
 from deltacheck.corpus.loader import Corpus, fast_result_check, result_validator
-from deltacheck.running.deadlines import Expired, shared_timer, within
+from deltacheck.judge.verdict import Crashed, Outcome, Raised, Returned, TimedOut, Verdict, judge
 from deltacheck.model import AssemblyRequest, Fixture
 from deltacheck.protocols import PROTOCOLS
-from deltacheck.judge.verdict import Crashed, Outcome, Raised, Returned, TimedOut, Verdict, judge
+from deltacheck.running.deadlines import Expired, shared_timer, within
 
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_MAX_TIMEOUTS = 5
@@ -29,6 +30,7 @@ MAIN_THREAD = threading.main_thread()
 
 def call_adapter(adapter: Adapter, request: AssemblyRequest, timeout: float) -> Outcome:
     """Run one request; never raises (except KeyboardInterrupt)."""
+
     def work() -> Any:
         value = adapter.assemble(request)
         if type(value) is not dict and inspect.isawaitable(value):  # the type test first: it is 10x cheaper
@@ -94,12 +96,24 @@ class RunRecord:
     path: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": "result", "fixture": self.verdict.fixture, "adapter": self.adapter, "title": self.title,
-                "path": self.path, "duration_ms": round(self.duration_ms, 3), **self.verdict.to_json()}
+        return {
+            "kind": "result",
+            "fixture": self.verdict.fixture,
+            "adapter": self.adapter,
+            "title": self.title,
+            "path": self.path,
+            "duration_ms": round(self.duration_ms, 3),
+            **self.verdict.to_json(),
+        }
 
 
-def run_fixtures(adapter: Adapter, corpus: Corpus, fixtures: Iterable[Fixture],
-                 timeout: float = DEFAULT_TIMEOUT, max_timeouts: int = 0) -> Iterator[RunRecord]:
+def run_fixtures(
+    adapter: Adapter,
+    corpus: Corpus,
+    fixtures: Iterable[Fixture],
+    timeout: float = DEFAULT_TIMEOUT,
+    max_timeouts: int = 0,
+) -> Iterator[RunRecord]:
     """Yield one record per fixture, in order; skips and n/a are records too, never silent.
 
     After `max_timeouts` timeouts in a row (0: never) the adapter is taken for dead: the remaining
@@ -114,8 +128,13 @@ def run_fixtures(adapter: Adapter, corpus: Corpus, fixtures: Iterable[Fixture],
     with shared_timer():  # one deadline timer for the whole run, not two system calls per fixture
         for fixture in fixtures:
             if max_timeouts and timeouts_in_a_row >= max_timeouts:
-                verdict = Verdict(fixture.id, fixture.protocol, "skip", f"not run: {name} timed out on "
-                                  f"{timeouts_in_a_row} fixtures in a row, and the run stopped asking it (--max-timeouts)")
+                verdict = Verdict(
+                    fixture.id,
+                    fixture.protocol,
+                    "skip",
+                    f"not run: {name} timed out on "
+                    f"{timeouts_in_a_row} fixtures in a row, and the run stopped asking it (--max-timeouts)",
+                )
                 yield RunRecord(name, verdict, 0.0, fixture.title, fixture.path)
                 continue
             if fixture.protocol not in protocols:
@@ -123,20 +142,38 @@ def run_fixtures(adapter: Adapter, corpus: Corpus, fixtures: Iterable[Fixture],
                 continue
             started = time.perf_counter()
             outcome = run_request(fixture.request(), timeout)
-            record = judged(name, capabilities, corpus, fixture, outcome, (time.perf_counter() - started) * 1000,
-                            validator, fast_check)
+            record = judged(
+                name,
+                capabilities,
+                corpus,
+                fixture,
+                outcome,
+                (time.perf_counter() - started) * 1000,
+                validator,
+                fast_check,
+            )
             timeouts_in_a_row = timeouts_in_a_row + 1 if record.verdict.verdict == "timeout" else 0
             yield record
 
 
-async def run_fixture_async(adapter: Adapter, corpus: Corpus, fixture: Fixture, timeout: float = DEFAULT_TIMEOUT) -> RunRecord:
+async def run_fixture_async(
+    adapter: Adapter, corpus: Corpus, fixture: Fixture, timeout: float = DEFAULT_TIMEOUT
+) -> RunRecord:
     """One fixture through an async adapter on the caller's event loop (`call_adapter_async`), judged as `run_fixtures` judges."""
     if fixture.protocol not in adapter.protocols:
         return _not_spoken(adapter.name, fixture)
     started = time.perf_counter()
     outcome = await call_adapter_async(adapter, fixture.request(), timeout)
-    return judged(adapter.name, frozenset(adapter.capabilities), corpus, fixture, outcome,
-                  (time.perf_counter() - started) * 1000, result_validator(corpus.root), fast_result_check(corpus.root))
+    return judged(
+        adapter.name,
+        frozenset(adapter.capabilities),
+        corpus,
+        fixture,
+        outcome,
+        (time.perf_counter() - started) * 1000,
+        result_validator(corpus.root),
+        fast_result_check(corpus.root),
+    )
 
 
 def _not_spoken(name: str, fixture: Fixture) -> RunRecord:
@@ -144,8 +181,16 @@ def _not_spoken(name: str, fixture: Fixture) -> RunRecord:
     return RunRecord(name, verdict, 0.0, fixture.title, fixture.path)
 
 
-def judged(name: str, capabilities: frozenset[str], corpus: Corpus, fixture: Fixture, outcome: Outcome,
-           elapsed_ms: float, validator, fast_check) -> RunRecord:
+def judged(
+    name: str,
+    capabilities: frozenset[str],
+    corpus: Corpus,
+    fixture: Fixture,
+    outcome: Outcome,
+    elapsed_ms: float,
+    validator,
+    fast_check,
+) -> RunRecord:
     """The record of what one run of a fixture produced."""
     lacking = corpus.required_capabilities(fixture) - capabilities
     reference = corpus.reference_outcome(fixture) if "events" in capabilities else None
@@ -165,10 +210,27 @@ def problem_records(adapter_name: str, corpus: Corpus, protocols: set[str], ids:
         protocol = next((p for p in PROTOCOLS if f"/{p}/" in path), None)
         if protocols and protocol not in protocols:
             continue
-        yield {"kind": "result", "fixture": fixture_id, "adapter": adapter_name, "path": path, "protocol": protocol,
-               "verdict": "skip", "bug_in_fixture": True,
-               "message": "BUG IN FIXTURE: " + "; ".join(f"{p.field}: {p.message}" for p in problems)}
+        yield {
+            "kind": "result",
+            "fixture": fixture_id,
+            "adapter": adapter_name,
+            "path": path,
+            "protocol": protocol,
+            "verdict": "skip",
+            "bug_in_fixture": True,
+            "message": "BUG IN FIXTURE: " + "; ".join(f"{p.field}: {p.message}" for p in problems),
+        }
 
 
-__all__ = ["DEFAULT_MAX_TIMEOUTS", "DEFAULT_TIMEOUT", "Crashed", "RunRecord", "call_adapter", "call_adapter_async", "judged", "problem_records",
-           "run_fixture_async", "run_fixtures"]
+__all__ = [
+    "DEFAULT_MAX_TIMEOUTS",
+    "DEFAULT_TIMEOUT",
+    "Crashed",
+    "RunRecord",
+    "call_adapter",
+    "call_adapter_async",
+    "judged",
+    "problem_records",
+    "run_fixture_async",
+    "run_fixtures",
+]

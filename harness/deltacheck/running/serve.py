@@ -9,15 +9,17 @@ The server binds to loopback only and never evaluates anything in a fixture.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable
 
 from deltacheck.model import Fixture
 
 LOOPBACK = "127.0.0.1"
 
 
-def make_handler(fixtures: dict[str, Fixture], log: Callable[[str], None] | None = None) -> type[BaseHTTPRequestHandler]:
+def make_handler(
+    fixtures: dict[str, Fixture], log: Callable[[str], None] | None = None
+) -> type[BaseHTTPRequestHandler]:
     class ReplayHandler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
@@ -58,7 +60,9 @@ def make_handler(fixtures: dict[str, Fixture], log: Callable[[str], None] | None
     return ReplayHandler
 
 
-def start_server(fixtures: list[Fixture], port: int = 0, log: Callable[[str], None] | None = None) -> ThreadingHTTPServer:
+def start_server(
+    fixtures: list[Fixture], port: int = 0, log: Callable[[str], None] | None = None
+) -> ThreadingHTTPServer:
     """A running server on 127.0.0.1 (port 0: any free port); stop it with `.shutdown()`."""
     server = ThreadingHTTPServer((LOOPBACK, port), make_handler({f.id: f for f in fixtures}, log))
     server.daemon_threads = True

@@ -15,9 +15,9 @@ import json
 import re
 from pathlib import Path
 
+from deltacheck.driver.messages import run_request
 from deltacheck.judge.compare import pretty
 from deltacheck.model import Fixture
-from deltacheck.driver.messages import run_request
 from deltacheck.protocols import protocol
 
 TEMPLATES = Path(__file__).resolve().parent
@@ -41,27 +41,40 @@ def reproduction(fixture: Fixture, citation: str, language: str, adapter_name: s
     registry = registered_adapters()
     factory = registry.get(name)
     if not isinstance(factory, ExternalAdapter):
-        bundled = sorted(n for n, f in registry.items()
-                         if isinstance(f, ExternalAdapter) and f.manifest.language == language)
-        why = ("it is deltacheck's own (no third-party library to reproduce with)" if factory is not None
-               else "it is not a bundled adapter")
-        raise ReproUnavailable(f"--adapter {name}: --repro cannot reproduce it, {why}; "
-                               f"bundled {language} adapters: {', '.join(bundled)}")
+        bundled = sorted(
+            n for n, f in registry.items() if isinstance(f, ExternalAdapter) and f.manifest.language == language
+        )
+        why = (
+            "it is deltacheck's own (no third-party library to reproduce with)"
+            if factory is not None
+            else "it is not a bundled adapter"
+        )
+        raise ReproUnavailable(
+            f"--adapter {name}: --repro cannot reproduce it, {why}; bundled {language} adapters: {', '.join(bundled)}"
+        )
     manifest = factory.manifest
     if manifest.language != language:
         if manifest.language not in REPRO_LANGUAGES:
-            raise ReproUnavailable(f"--adapter {name} is a {manifest.language} driver; reproductions are written for "
-                                   f"{' and '.join(REPRO_LANGUAGES)} adapters only (run it with `deltacheck run`)")
+            raise ReproUnavailable(
+                f"--adapter {name} is a {manifest.language} driver; reproductions are written for "
+                f"{' and '.join(REPRO_LANGUAGES)} adapters only (run it with `deltacheck run`)"
+            )
         raise ReproUnavailable(f"--adapter {name} is a {manifest.language} adapter; use --repro {manifest.language}")
     hello = _hello(factory)
     if hello is not None and fixture.protocol not in hello.protocols:
-        raise ReproUnavailable(f"fixture {fixture.id} is {fixture.protocol}, which adapter {name!r} does not speak "
-                               f"(it speaks {', '.join(sorted(hello.protocols))})")
+        raise ReproUnavailable(
+            f"fixture {fixture.id} is {fixture.protocol}, which adapter {name!r} does not speak "
+            f"(it speaks {', '.join(sorted(hello.protocols))})"
+        )
     library = f"{hello.library} {hello.version}" if hello else "the library at the versions pinned on the Install line"
     fields = {
-        "CITATION": citation, "TITLE": fixture.title, "ADAPTER": name, "LIBRARY": library,
+        "CITATION": citation,
+        "TITLE": fixture.title,
+        "ADAPTER": name,
+        "LIBRARY": library,
         "CODE_PATH": hello.code_path if hello else "(see the adapter source below)",
-        "MARKER": MARKER, "EXPECTED": _comment(_expected_text(fixture), "#" if language == "python" else "//"),
+        "MARKER": MARKER,
+        "EXPECTED": _comment(_expected_text(fixture), "#" if language == "python" else "//"),
     }
     fields["INSTALL"] = _install_command(manifest)
     request = fixture.request()
@@ -79,8 +92,10 @@ def _default_adapter(fixture: Fixture, language: str) -> str:
     declared = protocol(fixture.protocol).optional_part("reproduction")
     name = declared.DEFAULT_ADAPTERS.get(language) if declared is not None else None
     if name is None:
-        raise ReproUnavailable(f"fixture {fixture.id} is {fixture.protocol}, for which no bundled {language} adapter is "
-                               "the default; name one with --adapter")
+        raise ReproUnavailable(
+            f"fixture {fixture.id} is {fixture.protocol}, for which no bundled {language} adapter is "
+            "the default; name one with --adapter"
+        )
     return name
 
 
@@ -139,12 +154,16 @@ def _python(fixture: Fixture, manifest, sse: bytes) -> dict[str, str]:
         helper_lines.append(f"_stand_in({helper!r}, (\n{_py_text_lines(helper_source)}\n))")
     return {
         "SSE": _py_bytes_lines(sse),
-        "CHUNKS": "\n".join(f"    {json.dumps(chunk, ensure_ascii=False, separators=(',', ':'))!r}," for chunk in fixture.chunks),
+        "CHUNKS": "\n".join(
+            f"    {json.dumps(chunk, ensure_ascii=False, separators=(',', ':'))!r}," for chunk in fixture.chunks
+        ),
         "HELPERS": "\n".join(helper_lines),
         "SEED": _seed_source_python(),
         "ADAPTER_FILE": f"deltacheck/adapters/{source_path.parent.name}/{source_path.name}",
         "ADAPTER_SOURCE": _only_what_runs(source, class_name),
-        "MODEL": _py_text_lines(_model_source()), "FIXTURE_ID": repr(fixture.id), "CLASS": class_name,
+        "MODEL": _py_text_lines(_model_source()),
+        "FIXTURE_ID": repr(fixture.id),
+        "CLASS": class_name,
     }
 
 
@@ -162,8 +181,10 @@ def _check_imports(source: str, path: Path) -> None:
         if module.startswith("deltacheck.adapters."):
             continue
         if module not in STAND_INS or not names <= STAND_INS[module]:
-            raise ReproUnavailable(f"{path} imports {', '.join(sorted(names))} from {module}, which a standalone "
-                                   f"script cannot provide (it stands in for {', '.join(sorted(STAND_INS))} only)")
+            raise ReproUnavailable(
+                f"{path} imports {', '.join(sorted(names))} from {module}, which a standalone "
+                f"script cannot provide (it stands in for {', '.join(sorted(STAND_INS))} only)"
+            )
     if re.search(r"^\s*import deltacheck", source, re.MULTILINE):
         raise ReproUnavailable(f"{path} imports deltacheck as a package, which a standalone script cannot provide")
 
@@ -184,6 +205,7 @@ def _only_what_runs(source: str, class_name: str) -> str:
     if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
         assert first.end_lineno is not None  # ast.parse gives every node its end position
         dropped.append((first.lineno, first.end_lineno))
+
     def is_adapter(name: str, seen: frozenset = frozenset()) -> bool:
         bases = [b.id for b in classes[name].bases if isinstance(b, ast.Name)] if name in classes else []
         return "Adapter" in bases or any(is_adapter(b, seen | {name}) for b in bases if b not in seen)
@@ -194,9 +216,11 @@ def _only_what_runs(source: str, class_name: str) -> str:
             assert node.end_lineno is not None  # ast.parse gives every node its end position
             dropped.append((start, node.end_lineno))
     lines = source.splitlines(keepends=True)
-    kept = [line for number, line in enumerate(lines, 1)
-            if not any(start <= number <= end for start, end in dropped)
-            and line != "from __future__ import annotations\n"]
+    kept = [
+        line
+        for number, line in enumerate(lines, 1)
+        if not any(start <= number <= end for start, end in dropped) and line != "from __future__ import annotations\n"
+    ]
     return re.sub(r"\n{3,}", "\n\n\n", "".join(kept)).strip()
 
 
@@ -213,17 +237,21 @@ def _model_source() -> str:
         tree = ast.parse(source)
         for node in tree.body:
             if isinstance(node, (ast.Import, ast.ImportFrom)) and not (
-                    isinstance(node, ast.ImportFrom) and (node.module or "").startswith(("deltacheck", "__future__"))):
+                isinstance(node, ast.ImportFrom) and (node.module or "").startswith(("deltacheck", "__future__"))
+            ):
                 segment = ast.get_source_segment(source, node)
                 assert segment is not None  # a node ast.parse read from `source` has its place in it
                 parts.append(segment + "\n")
             elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("deltacheck"):
-                parts += [f"{alias.asname or alias.name} = None  # from {node.module}: not needed here\n"
-                          for alias in node.names if alias.name not in ("AssemblyRequest",)]
+                parts += [
+                    f"{alias.asname or alias.name} = None  # from {node.module}: not needed here\n"
+                    for alias in node.names
+                    if alias.name not in ("AssemblyRequest",)
+                ]
         for node in tree.body:
             if isinstance(node, (ast.ClassDef, ast.FunctionDef)) and node.name in names:
                 start = min([node.lineno] + [d.lineno for d in node.decorator_list])
-                parts.append("\n\n" + "".join(source.splitlines(keepends=True)[start - 1:node.end_lineno]))
+                parts.append("\n\n" + "".join(source.splitlines(keepends=True)[start - 1 : node.end_lineno]))
     return "".join(parts)
 
 
@@ -262,16 +290,25 @@ def _node(fixture: Fixture, manifest, sse: bytes) -> dict[str, str]:
     source = _COMMON_IMPORT.sub("", driver.read_text(encoding="utf-8"))
     source = re.sub(r"\A(?://[^\n]*\n|\s*\n)+", "", source).strip()  # its header comment: the script's header says it
     replay = re.sub(r"^export ", "", (common / "replay.mjs").read_text(encoding="utf-8"), flags=re.MULTILINE).strip()
-    seed = re.search(r"^function seedRandomness\(.*?^}\n", (common / "driver.mjs").read_text(encoding="utf-8"),
-                     re.MULTILINE | re.DOTALL)
+    seed = re.search(
+        r"^function seedRandomness\(.*?^}\n",
+        (common / "driver.mjs").read_text(encoding="utf-8"),
+        re.MULTILINE | re.DOTALL,
+    )
     if seed is None:
         raise ReproUnavailable(f"{common / 'driver.mjs'} has no seedRandomness function to inline")
     text = sse.decode("utf-8")
     return {
-        "SSE": " +\n".join(f"  {json.dumps(line, ensure_ascii=False)}" for line in (text.splitlines(keepends=True) or [""])),
-        "CHUNKS": "\n".join(f"  {json.dumps(chunk, ensure_ascii=False, separators=(',', ':'))}," for chunk in fixture.chunks),
-        "REPLAY_SOURCE": replay, "SEED": seed.group(0).strip(),
-        "ADAPTER_FILE": f"deltacheck/adapters/node/{driver.parent.name}/{driver.name}", "ADAPTER_SOURCE": source,
+        "SSE": " +\n".join(
+            f"  {json.dumps(line, ensure_ascii=False)}" for line in (text.splitlines(keepends=True) or [""])
+        ),
+        "CHUNKS": "\n".join(
+            f"  {json.dumps(chunk, ensure_ascii=False, separators=(',', ':'))}," for chunk in fixture.chunks
+        ),
+        "REPLAY_SOURCE": replay,
+        "SEED": seed.group(0).strip(),
+        "ADAPTER_FILE": f"deltacheck/adapters/node/{driver.parent.name}/{driver.name}",
+        "ADAPTER_SOURCE": source,
         "FIXTURE_ID": json.dumps(fixture.id),
         "MODE": json.dumps(manifest.command[2] if len(manifest.command) > 2 else ""),
     }

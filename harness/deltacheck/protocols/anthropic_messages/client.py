@@ -11,8 +11,12 @@ def headers(api_key: str) -> dict[str, str]:
 
 def streaming_request(model: str, prompt: str, tool_names: list[str]) -> dict[str, Any]:
     """A minimal streaming request (max_tokens is required) that offers the named tools."""
-    body: dict[str, Any] = {"model": model, "stream": True, "max_tokens": 1024,
-                            "messages": [{"role": "user", "content": prompt}]}
+    body: dict[str, Any] = {
+        "model": model,
+        "stream": True,
+        "max_tokens": 1024,
+        "messages": [{"role": "user", "content": prompt}],
+    }
     if tool_names:
         body["tools"] = [{"name": n, "input_schema": {"type": "object"}} for n in tool_names]
     return body

@@ -26,24 +26,55 @@ def usage(s: Scenario) -> dict[str, Any]:
 
 
 def chunks(s: Scenario) -> list[dict[str, Any]]:
-    stream: list[dict[str, Any]] = [{"type": "message_start", "message": {
-        "id": "msg_long", "type": "message", "role": "assistant", "model": "m", "content": [], "stop_reason": None,
-        "stop_sequence": None, "usage": {"input_tokens": s.input_tokens, "output_tokens": 1}}}]
+    stream: list[dict[str, Any]] = [
+        {
+            "type": "message_start",
+            "message": {
+                "id": "msg_long",
+                "type": "message",
+                "role": "assistant",
+                "model": "m",
+                "content": [],
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": {"input_tokens": s.input_tokens, "output_tokens": 1},
+            },
+        }
+    ]
     if not s.calls:
         stream.append({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}})
-        stream += [{"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": piece}}
-                   for _, piece in s.order]
+        stream += [
+            {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": piece}}
+            for _, piece in s.order
+        ]
         stream.append({"type": "content_block_stop", "index": 0})
     else:
         for which, call in enumerate(s.calls):  # one content block after another: start, deltas, stop
-            stream.append({"type": "content_block_start", "index": which, "content_block": {
-                "type": "tool_use", "id": call["id"], "name": call["name"], "input": {}}})
+            stream.append(
+                {
+                    "type": "content_block_start",
+                    "index": which,
+                    "content_block": {"type": "tool_use", "id": call["id"], "name": call["name"], "input": {}},
+                }
+            )
             for _, piece in (entry for entry in s.order if entry[0] == which):
-                s.append_fragment(stream, which, {"type": "content_block_delta", "index": which,
-                                                  "delta": {"type": "input_json_delta", "partial_json": piece}})
+                s.append_fragment(
+                    stream,
+                    which,
+                    {
+                        "type": "content_block_delta",
+                        "index": which,
+                        "delta": {"type": "input_json_delta", "partial_json": piece},
+                    },
+                )
             stream.append({"type": "content_block_stop", "index": which})
-    stream.append({"type": "message_delta", "delta": {"stop_reason": finish_reason(s), "stop_sequence": None},
-                   "usage": {"output_tokens": s.count}})
+    stream.append(
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": finish_reason(s), "stop_sequence": None},
+            "usage": {"output_tokens": s.count},
+        }
+    )
     stream.append({"type": "message_stop"})
     return stream
 

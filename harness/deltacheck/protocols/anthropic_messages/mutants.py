@@ -24,6 +24,11 @@ class _EmptyInputAsEmptyString(AnthropicAssembler):
 # (number, name, the bug class in one sentence, broken assembler, the real system it models or "");
 # the number is the mutant's M number in REPORT.md (see deltacheck.adequacy.mutants).
 MUTANTS = [
-    (15, "anthropic-empty-input-empty-string", "Anthropic empty tool input left as an empty string instead of {}",
-     _EmptyInputAsEmptyString, ""),
+    (
+        15,
+        "anthropic-empty-input-empty-string",
+        "Anthropic empty tool input left as an empty string instead of {}",
+        _EmptyInputAsEmptyString,
+        "",
+    ),
 ]

@@ -14,8 +14,11 @@ import copy
 from deltacheck.adequacy.rechunk import Chunks, Edit, cut_point
 
 # By a delta's `type`; looked up with whatever a chunk holds there.
-DELTA_FIELDS: dict[object, str] = {"text_delta": "text", "input_json_delta": "partial_json",
-                                   "thinking_delta": "thinking"}
+DELTA_FIELDS: dict[object, str] = {
+    "text_delta": "text",
+    "input_json_delta": "partial_json",
+    "thinking_delta": "thinking",
+}
 
 
 def _split_sites(chunks: Chunks) -> list[int]:
@@ -36,16 +39,21 @@ def _split(chunks: Chunks, i: int, cut_fraction: float) -> Chunks:
     text = first["delta"][field_name]
     cut = cut_point(text, cut_fraction)
     first["delta"][field_name], second["delta"][field_name] = text[:cut], text[cut:]
-    return chunks[:i] + [first, second] + chunks[i + 1:]
+    return chunks[:i] + [first, second] + chunks[i + 1 :]
 
 
 def _merge_sites(chunks: Chunks) -> list[int]:
     sites = []
     for i in range(len(chunks) - 1):
         a, b = chunks[i], chunks[i + 1]
-        if a.get("type") == b.get("type") == "content_block_delta" and a.get("index") == b.get("index") \
-                and isinstance(a.get("delta"), dict) and isinstance(b.get("delta"), dict) \
-                and a["delta"].get("type") == b["delta"].get("type") and a["delta"].get("type") in DELTA_FIELDS:
+        if (
+            a.get("type") == b.get("type") == "content_block_delta"
+            and a.get("index") == b.get("index")
+            and isinstance(a.get("delta"), dict)
+            and isinstance(b.get("delta"), dict)
+            and a["delta"].get("type") == b["delta"].get("type")
+            and a["delta"].get("type") in DELTA_FIELDS
+        ):
             sites.append(i)
     return sites
 
@@ -54,7 +62,7 @@ def _merge(chunks: Chunks, i: int) -> Chunks:
     merged = copy.deepcopy(chunks[i])
     field_name = DELTA_FIELDS[merged["delta"]["type"]]
     merged["delta"][field_name] += chunks[i + 1]["delta"][field_name]
-    return chunks[:i] + [merged] + chunks[i + 2:]
+    return chunks[:i] + [merged] + chunks[i + 2 :]
 
 
 def _ping_sites(chunks: Chunks) -> list[int]:

@@ -6,8 +6,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from deltacheck.errors import AssemblyError
-from deltacheck.reference.parts import ReferenceOutcome, error_type, json_text, reasoning_part, text_part, tool_call_part
 from deltacheck.reference.fragments import Fragments
+from deltacheck.reference.parts import (
+    ReferenceOutcome,
+    error_type,
+    json_text,
+    reasoning_part,
+    text_part,
+    tool_call_part,
+)
 
 TOOL_KINDS = {"tool_use": "function", "server_tool_use": "server", "mcp_tool_use": "function"}
 DELTA_TARGETS = {
@@ -123,8 +130,12 @@ class AnthropicAssembler:
         if kind == "citations_delta":
             block.annotations.append(delta.get("citation"))
             return
-        field_name = {"text_delta": "text", "thinking_delta": "thinking",
-                      "signature_delta": "signature", "input_json_delta": "partial_json"}[kind]
+        field_name = {
+            "text_delta": "text",
+            "thinking_delta": "thinking",
+            "signature_delta": "signature",
+            "input_json_delta": "partial_json",
+        }[kind]
         value = delta.get(field_name)
         if not isinstance(value, str):
             raise AssemblyError(n, f"{kind}.{field_name} is {value!r}, not a string")
@@ -145,8 +156,14 @@ class AnthropicAssembler:
         block.stopped = True
         if block.type in TOOL_KINDS:
             self.events.append(
-                {"type": "tool_call_done", "choice": 0, "id": block.start.get("id"), "name": block.start.get("name"),
-                 "arguments": _arguments(block), "after_chunk": n}
+                {
+                    "type": "tool_call_done",
+                    "choice": 0,
+                    "id": block.start.get("id"),
+                    "name": block.start.get("name"),
+                    "arguments": _arguments(block),
+                    "after_chunk": n,
+                }
             )
 
     def _message_delta(self, n: int, event: dict[str, Any]) -> None:
@@ -179,11 +196,20 @@ class AnthropicAssembler:
                 parts.append({"type": "redacted_reasoning", "data": block.start.get("data", "")})
             elif block.type in TOOL_KINDS:
                 last_fragment[(0, len(parts))] = block.last_chunk
-                parts.append(tool_call_part(TOOL_KINDS[block.type], block.start.get("id"), None,
-                                            block.start.get("name"), _arguments(block)))
+                parts.append(
+                    tool_call_part(
+                        TOOL_KINDS[block.type], block.start.get("id"), None, block.start.get("name"), _arguments(block)
+                    )
+                )
             elif block.type.endswith("_tool_result"):
-                parts.append({"type": "server_tool_result", "block_type": block.type,
-                              "tool_use_id": block.start.get("tool_use_id", ""), "content": block.start.get("content")})
+                parts.append(
+                    {
+                        "type": "server_tool_result",
+                        "block_type": block.type,
+                        "tool_use_id": block.start.get("tool_use_id", ""),
+                        "content": block.start.get("content"),
+                    }
+                )
         choice = {"index": 0, "parts": parts, "finish_reason": self.stop_reason, "finish_detail": self.stop_sequence}
         result = {"choices": [choice], "usage": self.usage, "error": self.error, "events": self.events}
         return ReferenceOutcome(result, last_fragment)

@@ -6,8 +6,15 @@ from typing import Any
 
 from deltacheck.protocols.sse import event_name_problems
 
-EVENTS = {"message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta",
-          "message_stop", "ping"}
+EVENTS = {
+    "message_start",
+    "content_block_start",
+    "content_block_delta",
+    "content_block_stop",
+    "message_delta",
+    "message_stop",
+    "ping",
+}
 
 
 def owns_event_type(kind: str) -> bool:

@@ -2,8 +2,18 @@
 
 # A minimal stream to replace: one text answer, finished, as the provider documents it.
 SCAFFOLD_CHUNKS = [
-    {"id": "chatcmpl-TODO", "object": "chat.completion.chunk", "created": 0, "model": "TODO",
-     "choices": [{"index": 0, "delta": {"role": "assistant", "content": "TODO"}, "finish_reason": None}]},
-    {"id": "chatcmpl-TODO", "object": "chat.completion.chunk", "created": 0, "model": "TODO",
-     "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+    {
+        "id": "chatcmpl-TODO",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": "TODO",
+        "choices": [{"index": 0, "delta": {"role": "assistant", "content": "TODO"}, "finish_reason": None}],
+    },
+    {
+        "id": "chatcmpl-TODO",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": "TODO",
+        "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+    },
 ]

@@ -23,24 +23,51 @@ def finish_reason(s: Scenario) -> str:
 
 def usage(s: Scenario) -> dict[str, Any]:
     """The usage the stream carries (one output token per fragment), with the details OpenAI always sends."""
-    return {"prompt_tokens": s.input_tokens, "completion_tokens": s.count, "total_tokens": s.input_tokens + s.count,
-            "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
-            "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0, "accepted_prediction_tokens": 0,
-                                          "rejected_prediction_tokens": 0}}
+    return {
+        "prompt_tokens": s.input_tokens,
+        "completion_tokens": s.count,
+        "total_tokens": s.input_tokens + s.count,
+        "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+        "completion_tokens_details": {
+            "reasoning_tokens": 0,
+            "audio_tokens": 0,
+            "accepted_prediction_tokens": 0,
+            "rejected_prediction_tokens": 0,
+        },
+    }
 
 
 def chunks(s: Scenario) -> list[dict[str, Any]]:
     # The envelope OpenAI sends with stream_options.include_usage (the corpus's recorded chat fixtures).
-    envelope = {"id": "chatcmpl-long", "object": "chat.completion.chunk", "created": 0, "model": "m",
-                "service_tier": "default", "system_fingerprint": "fp_long"}
+    envelope = {
+        "id": "chatcmpl-long",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": "m",
+        "service_tier": "default",
+        "system_fingerprint": "fp_long",
+    }
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
-        return {**envelope, "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
-                "usage": None}
+        return {
+            **envelope,
+            "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
+            "usage": None,
+        }
 
     def call_start(i: int) -> dict[str, Any]:
-        return chunk({"tool_calls": [{"index": i, "id": s.calls[i]["id"], "type": "function",
-                                      "function": {"name": s.calls[i]["name"], "arguments": ""}}]})
+        return chunk(
+            {
+                "tool_calls": [
+                    {
+                        "index": i,
+                        "id": s.calls[i]["id"],
+                        "type": "function",
+                        "function": {"name": s.calls[i]["name"], "arguments": ""},
+                    }
+                ]
+            }
+        )
 
     stream = [chunk({"role": "assistant", "content": None if s.calls else "", "refusal": None})]
     if s.interleaved:  # every call opened first, then their fragments alternate

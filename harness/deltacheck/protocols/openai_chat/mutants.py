@@ -31,7 +31,10 @@ class _DropsRefusal(ChatAssembler):
 class _DropsReasoning(ChatAssembler):
     def _feed_choice(self, n, raw):
         if isinstance(raw, dict) and isinstance(raw.get("delta"), dict):
-            raw = {**raw, "delta": {k: v for k, v in raw["delta"].items() if k not in ("reasoning_content", "reasoning")}}
+            raw = {
+                **raw,
+                "delta": {k: v for k, v in raw["delta"].items() if k not in ("reasoning_content", "reasoning")},
+            }
         super()._feed_choice(n, raw)
 
 
@@ -104,8 +107,16 @@ class _KoogStreamFrameBuilder(ChatAssembler):
         if pending is None or pending.slot != slot:
             if pending is not None:
                 pending.done_emitted = True
-                self.events.append({"type": "tool_call_done", "choice": choice.index, "id": pending.id,
-                                    "name": pending.name, "arguments": pending.arguments, "after_chunk": n})
+                self.events.append(
+                    {
+                        "type": "tool_call_done",
+                        "choice": choice.index,
+                        "id": pending.id,
+                        "name": pending.name,
+                        "arguments": pending.arguments,
+                        "after_chunk": n,
+                    }
+                )
             pending = self._open_call(choice, slot, None, n)
             choice.calls.sort(key=lambda c: c.first_seen)
         if _nonempty(entry.get("id")) and pending.id is None:
@@ -189,13 +200,21 @@ class _CompletesOnIndexChange(ChatAssembler):
         for call in choice.calls:
             if call.slot != slot and not call.done_emitted:
                 call.done_emitted = True
-                self.events.append({"type": "tool_call_done", "choice": choice.index, "id": call.id, "name": call.name,
-                                    "arguments": call.arguments, "after_chunk": n})
+                self.events.append(
+                    {
+                        "type": "tool_call_done",
+                        "choice": choice.index,
+                        "id": call.id,
+                        "name": call.name,
+                        "arguments": call.arguments,
+                        "after_chunk": n,
+                    }
+                )
         super()._feed_tool_call(n, choice, entry)
 
 
 class _EmptyFinishReasonFinishes(ChatAssembler):
-    """"First non-null finish_reason wins", so an empty string finishes the choice and completes its calls."""
+    """ "First non-null finish_reason wins", so an empty string finishes the choice and completes its calls."""
 
     def _feed_choice(self, n, raw):
         fresh = isinstance(raw, dict) and raw.get("finish_reason") == "" and isinstance(raw.get("index"), int)
@@ -212,8 +231,13 @@ class _MetadataEntryOpensCall(ChatAssembler):
 
     def _feed_tool_call(self, n, choice, entry):
         function = entry.get("function") if isinstance(entry, dict) else None
-        carries = isinstance(entry, dict) and (_nonempty(entry.get("id")) or (isinstance(function, dict) and (
-            _nonempty(function.get("name")) or function.get("arguments") not in (None, ""))))
+        carries = isinstance(entry, dict) and (
+            _nonempty(entry.get("id"))
+            or (
+                isinstance(function, dict)
+                and (_nonempty(function.get("name")) or function.get("arguments") not in (None, ""))
+            )
+        )
         if isinstance(entry, dict) and not carries:
             slot = entry.get("index")
             key = -1 if slot is None else slot
@@ -290,7 +314,11 @@ class _ReasoningFieldsBothTaken(ChatAssembler):
 
     def _feed_choice(self, n, raw):
         delta = raw.get("delta") if isinstance(raw, dict) else None
-        if isinstance(delta, dict) and isinstance(delta.get("reasoning"), str) and isinstance(delta.get("reasoning_content"), str):
+        if (
+            isinstance(delta, dict)
+            and isinstance(delta.get("reasoning"), str)
+            and isinstance(delta.get("reasoning_content"), str)
+        ):
             super()._feed_choice(n, {**raw, "delta": {k: v for k, v in delta.items() if k != "reasoning"}})
             self.choices[raw["index"]].reasoning.append(delta["reasoning"])
             return
@@ -300,50 +328,148 @@ class _ReasoningFieldsBothTaken(ChatAssembler):
 # (number, name, the bug class in one sentence, broken assembler, the real system it models or "");
 # the number is the mutant's M number in REPORT.md (see deltacheck.adequacy.mutants).
 MUTANTS = [
-    (1, "append-instead-of-merge", "tool-call fragments appended as new calls instead of merged by index",
-     _AppendsFragments, ""),
-    (2, "first-call-per-chunk-only", "at most one tool call per chunk assumed: later entries of a chunk ignored",
-     _FirstCallPerChunkOnly, ""),
-    (3, "len-bounded-sparse-loop", "calls emitted by a len-bounded loop over a map keyed by sparse indices",
-     _LenBoundedLoop, ""),
-    (4, "flush-on-index-change", "a single pending call flushed whenever the index changes",
-     _KoogStreamFrameBuilder, ""),
+    (
+        1,
+        "append-instead-of-merge",
+        "tool-call fragments appended as new calls instead of merged by index",
+        _AppendsFragments,
+        "",
+    ),
+    (
+        2,
+        "first-call-per-chunk-only",
+        "at most one tool call per chunk assumed: later entries of a chunk ignored",
+        _FirstCallPerChunkOnly,
+        "",
+    ),
+    (
+        3,
+        "len-bounded-sparse-loop",
+        "calls emitted by a len-bounded loop over a map keyed by sparse indices",
+        _LenBoundedLoop,
+        "",
+    ),
+    (
+        4,
+        "flush-on-index-change",
+        "a single pending call flushed whenever the index changes",
+        _KoogStreamFrameBuilder,
+        "",
+    ),
     (5, "id-starts-new-call", "every delta that carries an id is treated as a new call", _IdStartsNewCall, ""),
-    (7, "same-index-entries-kept-apart", "duplicate entries for one index in the first chunk kept apart",
-     _SameIndexKeptApart, ""),
-    (8, "append-to-latest-call", "fragments concatenated onto the most recent call regardless of identity",
-     _AppendsToLatestCall, ""),
+    (
+        7,
+        "same-index-entries-kept-apart",
+        "duplicate entries for one index in the first chunk kept apart",
+        _SameIndexKeptApart,
+        "",
+    ),
+    (
+        8,
+        "append-to-latest-call",
+        "fragments concatenated onto the most recent call regardless of identity",
+        _AppendsToLatestCall,
+        "",
+    ),
     (9, "set-once-concatenated", "set-once fields (id, name) concatenated when repeated", _ConcatenatesSetOnce, ""),
-    (16, "complete-before-last-fragment", "a call reported complete before its last fragment",
-     _CompletesOnIndexChange, ""),
-    (17, "empty-finish-reason-finishes",
-     "an empty-string finish_reason taken as the finish reason, completing calls early",
-     _EmptyFinishReasonFinishes, ""),
-    (18, "metadata-entry-opens-call", "a tool_calls entry with only provider metadata opens a phantom call",
-     _MetadataEntryOpensCall, ""),
-    (19, "name-snapshot-appended", "a tool name re-sent whole after a partial fragment is appended to it",
-     _NameSnapshotAppended, ""),
-    (20, "numeric-error-code-dropped", "an error's numeric code (no textual type) lost from the error",
-     _NumericErrorCodeDropped, ""),
-    (21, "cumulative-arguments-appended",
-     "arguments re-sent whole so far appended to themselves instead of replacing them",
-     _CumulativeArgumentsAppended, ""),
-    (22, "resent-call-opens-new-call", "a whole call emitted again with its own id and name taken as a second call",
-     _ResentCallOpensNewCall, ""),
-    (23, "legacy-stub-opens-call", "an empty legacy function_call stub beside tool_calls opens a phantom call",
-     _LegacyStubOpensCall, ""),
-    (24, "last-finish-reason-wins", "a later finish_reason of the same choice replaces the first",
-     _LastFinishReasonWins, ""),
-    (25, "reasoning-fields-both-taken", "reasoning mirrored into reasoning_content and reasoning taken twice",
-     _ReasoningFieldsBothTaken, ""),
-    (26, "braintrust-java-springai", "tool_calls entries appended, refusal and reasoning deltas dropped",
-     _BraintrustSpringAI, "Braintrust Java SDK, BraintrustSpringAI.reassembleOpenAISSE (seed 000)"),
-    (27, "spring-ai-2.0.0-chunkmerger", "one tool call per chunk asserted; ids open calls, index ignored",
-     _SpringAIChunkMerger, "Spring AI 2.0.0 OpenAiChatModel.ChunkMerger (seed 002)"),
-    (28, "weave-router-responses-writer", "len-bounded loop drops calls at non-contiguous indices",
-     _LenBoundedLoop, "weave-os/router translate/responses.go assembleOutput (seed 001)"),
-    (29, "koog-stream-frame-builder", "interleaved calls completed when the index changes, losing identity",
-     _KoogStreamFrameBuilder, "JetBrains Koog buildStreamFrameFlow (seed 003, part 2)"),
+    (
+        16,
+        "complete-before-last-fragment",
+        "a call reported complete before its last fragment",
+        _CompletesOnIndexChange,
+        "",
+    ),
+    (
+        17,
+        "empty-finish-reason-finishes",
+        "an empty-string finish_reason taken as the finish reason, completing calls early",
+        _EmptyFinishReasonFinishes,
+        "",
+    ),
+    (
+        18,
+        "metadata-entry-opens-call",
+        "a tool_calls entry with only provider metadata opens a phantom call",
+        _MetadataEntryOpensCall,
+        "",
+    ),
+    (
+        19,
+        "name-snapshot-appended",
+        "a tool name re-sent whole after a partial fragment is appended to it",
+        _NameSnapshotAppended,
+        "",
+    ),
+    (
+        20,
+        "numeric-error-code-dropped",
+        "an error's numeric code (no textual type) lost from the error",
+        _NumericErrorCodeDropped,
+        "",
+    ),
+    (
+        21,
+        "cumulative-arguments-appended",
+        "arguments re-sent whole so far appended to themselves instead of replacing them",
+        _CumulativeArgumentsAppended,
+        "",
+    ),
+    (
+        22,
+        "resent-call-opens-new-call",
+        "a whole call emitted again with its own id and name taken as a second call",
+        _ResentCallOpensNewCall,
+        "",
+    ),
+    (
+        23,
+        "legacy-stub-opens-call",
+        "an empty legacy function_call stub beside tool_calls opens a phantom call",
+        _LegacyStubOpensCall,
+        "",
+    ),
+    (
+        24,
+        "last-finish-reason-wins",
+        "a later finish_reason of the same choice replaces the first",
+        _LastFinishReasonWins,
+        "",
+    ),
+    (
+        25,
+        "reasoning-fields-both-taken",
+        "reasoning mirrored into reasoning_content and reasoning taken twice",
+        _ReasoningFieldsBothTaken,
+        "",
+    ),
+    (
+        26,
+        "braintrust-java-springai",
+        "tool_calls entries appended, refusal and reasoning deltas dropped",
+        _BraintrustSpringAI,
+        "Braintrust Java SDK, BraintrustSpringAI.reassembleOpenAISSE (seed 000)",
+    ),
+    (
+        27,
+        "spring-ai-2.0.0-chunkmerger",
+        "one tool call per chunk asserted; ids open calls, index ignored",
+        _SpringAIChunkMerger,
+        "Spring AI 2.0.0 OpenAiChatModel.ChunkMerger (seed 002)",
+    ),
+    (
+        28,
+        "weave-router-responses-writer",
+        "len-bounded loop drops calls at non-contiguous indices",
+        _LenBoundedLoop,
+        "weave-os/router translate/responses.go assembleOutput (seed 001)",
+    ),
+    (
+        29,
+        "koog-stream-frame-builder",
+        "interleaved calls completed when the index changes, losing identity",
+        _KoogStreamFrameBuilder,
+        "JetBrains Koog buildStreamFrameFlow (seed 003, part 2)",
+    ),
 ]
 # Bug classes every protocol shares that this one breaks its own way: the real bugs drop the deltas
 # before they are read, where the shared mutant drops the assembled parts.

@@ -67,8 +67,11 @@ def _split(chunks: Chunks, site: tuple[int, str], cut_fraction: float) -> Chunks
         text = choice["delta"][name]
         cut = cut_point(text, cut_fraction)
         # A reasoning text mirrored into both reasoning fields (rule 2) is cut at the same place in both.
-        names = [n for n in ("reasoning_content", "reasoning") if choice["delta"].get(n) == text] \
-            if name in ("reasoning_content", "reasoning") else [name]
+        names = (
+            [n for n in ("reasoning_content", "reasoning") if choice["delta"].get(n) == text]
+            if name in ("reasoning_content", "reasoning")
+            else [name]
+        )
         for field in names:
             choice["delta"][field] = text[:cut]
             rest_choice["delta"][field] = text[cut:]
@@ -77,7 +80,7 @@ def _split(chunks: Chunks, site: tuple[int, str], cut_fraction: float) -> Chunks
     if "usage" in chunks[i]:
         second["usage"] = first["usage"]
         first["usage"] = None
-    return chunks[:i] + [first, second] + chunks[i + 1:]
+    return chunks[:i] + [first, second] + chunks[i + 1 :]
 
 
 def _pure_fragment(chunk: Any) -> tuple[int, str, Any] | None:
@@ -88,13 +91,17 @@ def _pure_fragment(chunk: Any) -> tuple[int, str, Any] | None:
     delta = {k: v for k, v in choice["delta"].items() if v is not None}
     if len(delta) != 1:
         return None
-    (name, value), = delta.items()
+    ((name, value),) = delta.items()
     if name in TEXT_FIELDS and isinstance(value, str):
         return choice["index"], name, None
     if name == "tool_calls" and isinstance(value, list) and len(value) == 1 and isinstance(value[0], dict):
         entry = value[0]
-        if set(entry) <= {"index", "function"} and set(entry.get("function") or {}) == {"arguments"} \
-                and isinstance(entry["function"]["arguments"], str) and isinstance(entry.get("index"), int):
+        if (
+            set(entry) <= {"index", "function"}
+            and set(entry.get("function") or {}) == {"arguments"}
+            and isinstance(entry["function"]["arguments"], str)
+            and isinstance(entry.get("index"), int)
+        ):
             return choice["index"], "arguments", entry["index"]
     return None
 
@@ -116,7 +123,7 @@ def _merge(chunks: Chunks, i: int) -> Chunks:
     else:
         (name,) = [k for k, v in delta.items() if v is not None]
         delta[name] += later[name]
-    return chunks[:i] + [merged] + chunks[i + 2:]
+    return chunks[:i] + [merged] + chunks[i + 2 :]
 
 
 def _tool_slots(chunk: Any) -> set[tuple[int, int]] | None:
@@ -157,8 +164,11 @@ def _finish_sites(chunks: Chunks) -> list[int]:
     sites = []
     for i, chunk in enumerate(chunks):
         choice = _single_choice(chunk)
-        if choice is not None and choice.get("finish_reason") is not None and any(
-                v is not None for v in choice["delta"].values()):
+        if (
+            choice is not None
+            and choice.get("finish_reason") is not None
+            and any(v is not None for v in choice["delta"].values())
+        ):
             sites.append(i)
     return sites
 
@@ -171,15 +181,21 @@ def _finish_apart(chunks: Chunks, i: int) -> Chunks:
     choice["finish_reason"] = None
     if "usage" in first:
         first["usage"] = None
-    return chunks[:i] + [first, second] + chunks[i + 1:]
+    return chunks[:i] + [first, second] + chunks[i + 1 :]
 
 
 def _usage_sites(chunks: Chunks) -> list[int]:
     sites = []
     for i in range(1, len(chunks)):
         chunk, before = chunks[i], chunks[i - 1]
-        if chunk.get("choices") == [] and isinstance(chunk.get("usage"), dict) and set(chunk) - {"usage", "choices"} <= set(before) \
-                and isinstance(before.get("choices"), list) and before["choices"] and before.get("usage") is None:
+        if (
+            chunk.get("choices") == []
+            and isinstance(chunk.get("usage"), dict)
+            and set(chunk) - {"usage", "choices"} <= set(before)
+            and isinstance(before.get("choices"), list)
+            and before["choices"]
+            and before.get("usage") is None
+        ):
             sites.append(i)
     return sites
 
@@ -187,7 +203,7 @@ def _usage_sites(chunks: Chunks) -> list[int]:
 def _usage_on_last_content(chunks: Chunks, i: int) -> Chunks:
     before = copy.deepcopy(chunks[i - 1])
     before["usage"] = chunks[i]["usage"]
-    return chunks[:i - 1] + [before] + chunks[i + 1:]
+    return chunks[: i - 1] + [before] + chunks[i + 1 :]
 
 
 def _repeat_identity_sites(chunks: Chunks) -> list[int]:
@@ -209,8 +225,13 @@ def _repeat_identity_sites(chunks: Chunks) -> list[int]:
             if entry.get("id") or function.get("name"):
                 identity_count[slot] = identity_count.get(slot, 0) + 1
                 first.setdefault(slot, {"id": entry.get("id"), "name": function.get("name")})
-            elif slot in first and len(calls) == 1 and isinstance(function.get("arguments"), str) \
-                    and function["arguments"] and not is_json(arguments.get(slot, "")):
+            elif (
+                slot in first
+                and len(calls) == 1
+                and isinstance(function.get("arguments"), str)
+                and function["arguments"]
+                and not is_json(arguments.get(slot, ""))
+            ):
                 sites.append(i)
             if isinstance(function.get("arguments"), str):
                 arguments[slot] = arguments.get(slot, "") + function["arguments"]
@@ -243,7 +264,7 @@ def _repeat_identity(chunks: Chunks, i: int) -> Chunks:
         entry["id"] = identity["id"]
     if "name" in identity:
         entry["function"]["name"] = identity["name"]
-    return chunks[:i] + [repeated] + chunks[i + 1:]
+    return chunks[:i] + [repeated] + chunks[i + 1 :]
 
 
 # In this order: hypothesis draws an edit by its position (new edits go last).

@@ -3,7 +3,8 @@ structure, free text and ids, and where a tool call's argument text arrives in f
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 # Values that are the stream's structure, not content: never replaced.
 STRUCTURAL_KEYS = frozenset({"type", "object", "role", "name", "finish_reason", "stop_reason", "code", "service_tier"})

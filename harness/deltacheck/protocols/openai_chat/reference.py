@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from deltacheck.errors import AssemblyError
+from deltacheck.reference.fragments import JsonFragments
 from deltacheck.reference.json_prefix import is_json_prefix
 from deltacheck.reference.parts import (
     ReferenceOutcome,
@@ -17,7 +18,6 @@ from deltacheck.reference.parts import (
     text_part,
     tool_call_part,
 )
-from deltacheck.reference.fragments import JsonFragments
 
 REASONING_FIELDS = ("reasoning_content", "reasoning")
 
@@ -130,8 +130,11 @@ class ChatAssembler:
         call = choice.current.get(key)
         if call is None:
             call = self._open_call(choice, slot, key, n)
-        elif ((new_id is not None or new_name is not None or slot is None) and _complete(call)
-              and not self._is_resent(call, new_id, new_name, arguments)):
+        elif (
+            (new_id is not None or new_name is not None or slot is None)
+            and _complete(call)
+            and not self._is_resent(call, new_id, new_name, arguments)
+        ):
             call = self._open_call(choice, slot, key, n)  # rules 4 and 5: a reused index, after a whole call
         if new_id is not None and call.id is None:
             call.id = new_id
@@ -157,8 +160,11 @@ class ChatAssembler:
         arguments, or none, is that call emitted again, not a new call at the same index."""
         if new_id is None or new_id != call.id or new_name not in (None, call.name):
             return False
-        return arguments in (None, "") or (isinstance(arguments, str) and len(arguments) >= call.fragments.length
-                                           and arguments.startswith(call.arguments))
+        return arguments in (None, "") or (
+            isinstance(arguments, str)
+            and len(arguments) >= call.fragments.length
+            and arguments.startswith(call.arguments)
+        )
 
     def _add_arguments(self, n: int, call: _Call, value: Any) -> None:
         if value is None:
@@ -189,8 +195,14 @@ class ChatAssembler:
             if not call.done_emitted:
                 call.done_emitted = True
                 self.events.append(
-                    {"type": "tool_call_done", "choice": choice.index, "id": call.id, "name": call.name,
-                     "arguments": call.arguments, "after_chunk": after_chunk}
+                    {
+                        "type": "tool_call_done",
+                        "choice": choice.index,
+                        "id": call.id,
+                        "name": call.name,
+                        "arguments": call.arguments,
+                        "after_chunk": after_chunk,
+                    }
                 )
 
     def finish(self) -> ReferenceOutcome:
@@ -210,7 +222,9 @@ class ChatAssembler:
             for call in _ordered_calls(choice):
                 last_fragment[(index, len(parts))] = call.last_chunk
                 parts.append(tool_call_part("function", call.id, None, call.name, call.arguments))
-            choices.append({"index": index, "parts": parts, "finish_reason": choice.finish_reason, "finish_detail": None})
+            choices.append(
+                {"index": index, "parts": parts, "finish_reason": choice.finish_reason, "finish_detail": None}
+            )
         result = {"choices": choices, "usage": self.usage, "error": self.error, "events": self.events}
         return ReferenceOutcome(result, last_fragment)
 

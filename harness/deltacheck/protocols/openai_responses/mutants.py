@@ -62,17 +62,39 @@ class _OutputFromCompleted(ResponsesAssembler):
 # (number, name, the bug class in one sentence, broken assembler, the real system it models or "");
 # the number is the mutant's M number in REPORT.md (see deltacheck.adequacy.mutants).
 MUTANTS = [
-    (6, "responses-delta-item-id-vs-call-id",
-     "Responses argument deltas keyed by item id while completion uses call id",
-     _KoogResponsesIdentity, ""),
-    (12, "responses-output-from-completed",
-     "Responses output taken from the final completed event instead of the deltas",
-     _OutputFromCompleted, ""),
-    (13, "responses-terminal-output-ignored", "items or arguments only the terminal response carries are lost",
-     _TerminalOutputIgnored, ""),
-    (14, "responses-completes-at-arguments-done",
-     "a call reported complete with arguments its output_item.done then replaces",
-     _CompletesAtArgumentsDone, ""),
-    (30, "koog-responses-adapter", "argument deltas carry the item id, completion the call id",
-     _KoogResponsesIdentity, "JetBrains Koog OpenAILLMClient Responses streaming (seed 003, part 1)"),
+    (
+        6,
+        "responses-delta-item-id-vs-call-id",
+        "Responses argument deltas keyed by item id while completion uses call id",
+        _KoogResponsesIdentity,
+        "",
+    ),
+    (
+        12,
+        "responses-output-from-completed",
+        "Responses output taken from the final completed event instead of the deltas",
+        _OutputFromCompleted,
+        "",
+    ),
+    (
+        13,
+        "responses-terminal-output-ignored",
+        "items or arguments only the terminal response carries are lost",
+        _TerminalOutputIgnored,
+        "",
+    ),
+    (
+        14,
+        "responses-completes-at-arguments-done",
+        "a call reported complete with arguments its output_item.done then replaces",
+        _CompletesAtArgumentsDone,
+        "",
+    ),
+    (
+        30,
+        "koog-responses-adapter",
+        "argument deltas carry the item id, completion the call id",
+        _KoogResponsesIdentity,
+        "JetBrains Koog OpenAILLMClient Responses streaming (seed 003, part 1)",
+    ),
 ]

@@ -3,22 +3,55 @@ structure, free text and ids, and where a function call's argument text arrives 
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 # Values that are the stream's structure, not content: never replaced. The `response` object echoes the
 # request's settings (tool_choice, truncation, store, ...).
-STRUCTURAL_KEYS = frozenset({
-    "type", "object", "role", "name", "status", "code", "reason", "service_tier", "tool_choice", "truncation", "phase",
-    "effort", "verbosity", "event", "format", "encoding_format", "background", "parallel_tool_calls", "store",
-})
+STRUCTURAL_KEYS = frozenset(
+    {
+        "type",
+        "object",
+        "role",
+        "name",
+        "status",
+        "code",
+        "reason",
+        "service_tier",
+        "tool_choice",
+        "truncation",
+        "phase",
+        "effort",
+        "verbosity",
+        "event",
+        "format",
+        "encoding_format",
+        "background",
+        "parallel_tool_calls",
+        "store",
+    }
+)
 # Free text the contributor may own (kept with keep_text).
-TEXT_KEYS = frozenset({
-    "content", "text", "delta", "refusal", "message", "instructions", "description", "title", "summary", "input",
-    "arguments", "encrypted_content",
-})
+TEXT_KEYS = frozenset(
+    {
+        "content",
+        "text",
+        "delta",
+        "refusal",
+        "message",
+        "instructions",
+        "description",
+        "title",
+        "summary",
+        "input",
+        "arguments",
+        "encrypted_content",
+    }
+)
 # Identifiers, and the prefixes that say what they identify (kept; the rest of an id is replaced).
-ID_KEYS = frozenset({"id", "item_id", "call_id", "response_id", "previous_response_id", "file_id", "container_id",
-                     "conversation_id"})
+ID_KEYS = frozenset(
+    {"id", "item_id", "call_id", "response_id", "previous_response_id", "file_id", "container_id", "conversation_id"}
+)
 ID_PREFIXES = ("resp_", "msg_", "call_", "fc_", "ctc_", "rs_", "ws_", "ig_", "mcp_", "ci_", "cfile_", "file-")
 # A whole argument text (string, in a done event or an output item), and arguments sent already parsed.
 ARGUMENT_TEXT_KEYS = frozenset({"arguments"})

@@ -6,8 +6,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from deltacheck.errors import AssemblyError
-from deltacheck.reference.parts import ReferenceOutcome, error_type, reasoning_part, refusal_part, text_part, tool_call_part
 from deltacheck.reference.fragments import Fragments
+from deltacheck.reference.parts import (
+    ReferenceOutcome,
+    error_type,
+    reasoning_part,
+    refusal_part,
+    text_part,
+    tool_call_part,
+)
 
 TERMINAL = ("response.completed", "response.incomplete", "response.failed")
 CALL_KINDS = {"function_call": "function", "custom_tool_call": "custom"}
@@ -193,8 +200,14 @@ class ResponsesAssembler:
         if item.type in CALL_KINDS and not item.done_emitted:
             item.done_emitted = True
             self.events.append(
-                {"type": "tool_call_done", "choice": 0, "id": item.call_id, "name": item.name,
-                 "arguments": item.arguments, "after_chunk": n}
+                {
+                    "type": "tool_call_done",
+                    "choice": 0,
+                    "id": item.call_id,
+                    "name": item.name,
+                    "arguments": item.arguments,
+                    "after_chunk": n,
+                }
             )
 
     # -- lifecycle -------------------------------------------------------------------------------
@@ -254,7 +267,9 @@ class ResponsesAssembler:
                     elif content.type == "refusal":
                         parts.append(refusal_part(content.text))
             elif item.type == "reasoning":
-                text = "".join(item.content[i].text for i in sorted(item.content) if item.content[i].type == "reasoning_text")
+                text = "".join(
+                    item.content[i].text for i in sorted(item.content) if item.content[i].type == "reasoning_text"
+                )
                 summary = [item.summary[i].text() for i in sorted(item.summary)]
                 parts.append(reasoning_part(text, summary, item.encrypted_content))
             elif item.type in CALL_KINDS:

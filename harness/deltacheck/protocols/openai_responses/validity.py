@@ -52,8 +52,9 @@ def stream_problems(chunks: list[Any], event_names: list[str], terminated: bool)
             elif state["done"] is not None:
                 problems.append(f"event {position}: output_index {index} done twice")
             if chunk["item"].get("id") != state["id"]:
-                problems.append(f"event {position}: the id of output_index {index} changes between its "
-                                "output_item.added and .done")
+                problems.append(
+                    f"event {position}: the id of output_index {index} changes between its output_item.added and .done"
+                )
             state["done"] = chunk["item"]
         elif "item_id" in chunk and index in items:
             state = items[index]
@@ -97,7 +98,8 @@ def _check_terminal_output(terminal: dict[str, Any], items: dict[int, dict[str, 
             continue
         for key in ("type", "call_id", "name", "arguments"):
             if key in done and final.get(key) != done.get(key):
-                problems.append(f"response.completed output gives {label} {key} {final.get(key)!r}, "
-                                f"the stream {done.get(key)!r}")
+                problems.append(
+                    f"response.completed output gives {label} {key} {final.get(key)!r}, the stream {done.get(key)!r}"
+                )
     if len(by_id) > len([i for i in items.values() if i["done"] is not None]):
         problems.append("response.completed output lists items the stream never finished")
