@@ -23,6 +23,8 @@ report: $(STAMP)
 	$(VENV)/bin/deltacheck score
 
 test: $(STAMP)
+	$(VENV)/bin/ruff check harness
+	$(VENV)/bin/ruff format --check harness
 	$(VENV)/bin/mypy
 	$(VENV)/bin/pytest
 
