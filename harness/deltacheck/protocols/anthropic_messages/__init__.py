@@ -3,6 +3,20 @@
 from deltacheck.protocols.spec import Protocol
 from deltacheck.protocols.sse import SseFraming
 
+# The event types of a Messages stream (an `error` event aside): each names itself in `type` and in its
+# SSE `event:` line.
+EVENTS = frozenset(
+    {
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+        "ping",
+    }
+)
+
 PROTOCOL = Protocol(
     name="anthropic-messages",
     package=__name__,

@@ -4,15 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-EVENTS = {
-    "message_start",
-    "content_block_start",
-    "content_block_delta",
-    "content_block_stop",
-    "message_delta",
-    "message_stop",
-    "ping",
-}
+from deltacheck.protocols.anthropic_messages import EVENTS
+
 # Every Messages event names itself in `type`, so a chunk recognised here is one of this protocol's.
 TYPED = True
 

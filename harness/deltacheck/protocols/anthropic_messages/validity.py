@@ -4,17 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from deltacheck.protocols.anthropic_messages import EVENTS
 from deltacheck.protocols.sse import event_name_problems
-
-EVENTS = {
-    "message_start",
-    "content_block_start",
-    "content_block_delta",
-    "content_block_stop",
-    "message_delta",
-    "message_stop",
-    "ping",
-}
 
 
 def owns_event_type(kind: str) -> bool:
