@@ -26,7 +26,7 @@ import kotlinx.coroutines.withTimeout
  */
 private lateinit var replay: Replay
 private lateinit var client: OpenAILLMClient
-private const val STREAM_LIMIT_MS = 3000L
+private const val STREAM_LIMIT_MS = 8000L
 
 fun main(args: Array<String>) {
     Driver.claimStdout()

@@ -30,7 +30,7 @@ import java.util.concurrent.TimeoutException;
  * tool execution requests (id, name, arguments).
  */
 public final class LangChain4jDriver {
-    private static final long STREAM_LIMIT_SECONDS = 3;
+    private static final long STREAM_LIMIT_SECONDS = 8;
     private static Replay replay;
     private static OpenAiStreamingChatModel model;
 

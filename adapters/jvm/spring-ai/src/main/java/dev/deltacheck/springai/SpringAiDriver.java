@@ -40,7 +40,7 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class SpringAiDriver {
     // Below the harness's per-fixture timeout, so a Flux that never ends is reported, not killed.
-    private static final Duration STREAM_LIMIT = Duration.ofSeconds(3);
+    private static final Duration STREAM_LIMIT = Duration.ofSeconds(8);
     private static Replay replay;
     private static OpenAiChatModel model;
 
