@@ -1,8 +1,8 @@
 """anthropic-python's Messages stream helper, driven end to end through the SDK's own HTTP client.
 
 Code path: `Anthropic().messages.stream(...)` (the `MessageStream` context manager), iterated to the
-end, then `get_final_message()`. The helper's `content_block_stop` events for `tool_use` and
-`server_tool_use` blocks (which carry the finished block) become `tool_call_done` events.
+end, then `get_final_message()`. The helper's `content_block_stop` events for `tool_use`,
+`server_tool_use` and `mcp_tool_use` blocks (which carry the finished block) become `tool_call_done` events.
 
 How the bytes get in: anthropic 2.x refuses an `httpx.Client` (it is built on `httpx2`), so the client
 gets an `httpx2.Client` whose transport is `httpx2.MockTransport`. Its handler answers the request
@@ -13,8 +13,8 @@ event-name filtering (`ping`, `error`) and accumulator run unchanged. No network
 
 Mapping (never repaired): the final message's content blocks in the SDK's order. `text` -> text with
 its `citations` as annotations; `thinking` -> reasoning (`signature` as the SDK holds it, the empty
-placeholder included); `redacted_thinking` -> redacted_reasoning; `tool_use` / `server_tool_use` ->
-tool calls (kind function / server) whose arguments are `json.dumps(input, ensure_ascii=False)` of
+placeholder included); `redacted_thinking` -> redacted_reasoning; `tool_use` / `server_tool_use` /
+`mcp_tool_use` -> tool calls (kind function / server / server) whose arguments are `json.dumps(input, ensure_ascii=False)` of
 the parsed input the SDK holds; every `*_tool_result` block -> server_tool_result with its `content`.
 `stop_reason` / `stop_sequence` -> finish_reason / finish_detail. Library objects (usage, citations,
 tool-result content) are written as the SDK's own `to_dict()` does (`exclude_unset=True`): what the
@@ -44,7 +44,11 @@ from deltacheck.model import AssemblyRequest
 BASE_URL = "http://deltacheck.invalid"
 API_KEY = "sk-ant-deltacheck-dummy"
 MODEL = "claude-sonnet-4-6"
-TOOL_KINDS = {"tool_use": "function", "server_tool_use": "server"}
+# The API runs server_tool_use and mcp_tool_use calls itself (CONTRACT 3.1). The non-beta accumulator keeps an
+# mcp_tool_use block as it started (`accumulate_event` appends every content_block_start), but feeds
+# input_json_delta only to the blocks in TRACKS_TOOL_INPUT (ToolUseBlock, ServerToolUseBlock): its input stays
+# the start's {}.
+TOOL_KINDS = {"tool_use": "function", "server_tool_use": "server", "mcp_tool_use": "server"}
 
 
 def _serve(replay: Replay) -> httpx2.MockTransport:
