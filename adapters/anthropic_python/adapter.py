@@ -24,8 +24,9 @@ An `event: error` makes the SDK raise `APIStatusError` (status 200, the provider
 exception is reported as the stream's error (`type`, `message` from the SDK's `type` /
 `api_message`) with no choices, since the helper exposes no final message then. Every other
 exception propagates. What it cannot express: nothing the Anthropic mapping asks for is missing. Note
-the SDK emits no completion event for a tool block the stream never stops (cut off): that is reported
-as it is (no event), not filled in.
+the SDK emits no completion event for a tool block the stream never stops (cut off), nor for one that
+message_start already carries (no content_block_stop comes for it): that is reported as it is (no
+event), not filled in.
 """
 
 from __future__ import annotations
