@@ -32,11 +32,12 @@ def stream_problems(chunks: list[Any], event_names: list[str], terminated: bool)
         problems.append("more than one message_stop")
     open_blocks: dict[int, str | None] = {}  # the type each open block started with, if it gave one
     # blocks message_start already carries are complete, and its stop reason is sent (CONTRACT 3.3 rule 7)
-    message = chunks[0].get("message") if chunks and chunks[0].get("type") == "message_start" else None
-    message = message if isinstance(message, dict) else {}
-    carried = message.get("content") if isinstance(message.get("content"), list) else []
-    stopped: set[int] = set(range(len(carried)))
-    next_index = len(carried)
+    first = chunks[0].get("message") if chunks and chunks[0].get("type") == "message_start" else None
+    message: dict[str, Any] = first if isinstance(first, dict) else {}
+    content = message.get("content")
+    carried = len(content) if isinstance(content, list) else 0
+    stopped: set[int] = set(range(carried))
+    next_index = carried
     message_delta_seen = message.get("stop_reason") is not None
     for position, chunk in enumerate(chunks):
         kind = chunk.get("type")
