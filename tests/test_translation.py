@@ -215,6 +215,17 @@ def test_each_anthropic_validity_rule_can_go_red(events, words):
     assert any(words in p for p in problems), problems
 
 
+def test_blocks_and_a_stop_reason_that_message_start_carries_count_as_sent():
+    """CONTRACT 3.3 anthropic-messages rule 7: the programmatic-tool-calling turn is message_start, then message_stop."""
+    tool_use = {"type": "tool_use", "id": "toolu_1", "name": "lookup", "input": {}}
+    carried = {"type": "message_start", "message": {"content": [tool_use], "stop_reason": "tool_use", "usage": {}}}
+    assert read_stream(ANTHROPIC, render_stream(ANTHROPIC, [carried, {"type": "message_stop"}])).problems == []
+    restarted = [carried, {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+                 {"type": "content_block_stop", "index": 0}, {"type": "message_stop"}]
+    problems = read_stream(ANTHROPIC, render_stream(ANTHROPIC, restarted)).problems
+    assert any("block 1 was due" in p for p in problems) and any("block 0 started twice" in p for p in problems)
+
+
 def test_chat_without_done_and_with_changing_ids_is_invalid():
     body = render_stream(CHAT, [{"id": "a", "choices": []}, {"id": "b", "choices": []}], "eof")
     problems = read_stream(CHAT, body).problems

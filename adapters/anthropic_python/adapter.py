@@ -1,8 +1,8 @@
 """anthropic-python's Messages stream helper, driven end to end through the SDK's own HTTP client.
 
 Code path: `Anthropic().messages.stream(...)` (the `MessageStream` context manager), iterated to the
-end, then `get_final_message()`. The helper's `content_block_stop` events for `tool_use` and
-`server_tool_use` blocks (which carry the finished block) become `tool_call_done` events.
+end, then `get_final_message()`. The helper's `content_block_stop` events for `tool_use`,
+`server_tool_use` and `mcp_tool_use` blocks (which carry the finished block) become `tool_call_done` events.
 
 How the bytes get in: anthropic 2.x refuses an `httpx.Client` (it is built on `httpx2`), so the client
 gets an `httpx2.Client` whose transport is `httpx2.MockTransport`. Its handler answers the request
@@ -13,8 +13,8 @@ event-name filtering (`ping`, `error`) and accumulator run unchanged. No network
 
 Mapping (never repaired): the final message's content blocks in the SDK's order. `text` -> text with
 its `citations` as annotations; `thinking` -> reasoning (`signature` as the SDK holds it, the empty
-placeholder included); `redacted_thinking` -> redacted_reasoning; `tool_use` / `server_tool_use` ->
-tool calls (kind function / server) whose arguments are `json.dumps(input, ensure_ascii=False)` of
+placeholder included); `redacted_thinking` -> redacted_reasoning; `tool_use` / `server_tool_use` /
+`mcp_tool_use` -> tool calls (kind function / server / server) whose arguments are `json.dumps(input, ensure_ascii=False)` of
 the parsed input the SDK holds; every `*_tool_result` block -> server_tool_result with its `content`.
 `stop_reason` / `stop_sequence` -> finish_reason / finish_detail. Library objects (usage, citations,
 tool-result content) are written as the SDK's own `to_dict()` does (`exclude_unset=True`): what the
@@ -24,8 +24,9 @@ An `event: error` makes the SDK raise `APIStatusError` (status 200, the provider
 exception is reported as the stream's error (`type`, `message` from the SDK's `type` /
 `api_message`) with no choices, since the helper exposes no final message then. Every other
 exception propagates. What it cannot express: nothing the Anthropic mapping asks for is missing. Note
-the SDK emits no completion event for a tool block the stream never stops (cut off): that is reported
-as it is (no event), not filled in.
+the SDK emits no completion event for a tool block the stream never stops (cut off), nor for one that
+message_start already carries (no content_block_stop comes for it): that is reported as it is (no
+event), not filled in.
 """
 
 from __future__ import annotations
@@ -44,7 +45,11 @@ from deltacheck.model import AssemblyRequest
 BASE_URL = "http://deltacheck.invalid"
 API_KEY = "sk-ant-deltacheck-dummy"
 MODEL = "claude-sonnet-4-6"
-TOOL_KINDS = {"tool_use": "function", "server_tool_use": "server"}
+# The API runs server_tool_use and mcp_tool_use calls itself (CONTRACT 3.1). The non-beta accumulator keeps an
+# mcp_tool_use block as it started (`accumulate_event` appends every content_block_start), but feeds
+# input_json_delta only to the blocks in TRACKS_TOOL_INPUT (ToolUseBlock, ServerToolUseBlock): its input stays
+# the start's {}.
+TOOL_KINDS = {"tool_use": "function", "server_tool_use": "server", "mcp_tool_use": "server"}
 
 
 def _serve(replay: Replay) -> httpx2.MockTransport:

@@ -33,8 +33,8 @@ For Responses the ordered `content` blocks are mapped instead (`function_call` b
 concatenated `arguments` plus the item `id`, and keep their place among text and reasoning);
 `custom_tool_call` blocks carry the raw `input`. For Anthropic, content blocks give the order;
 a `tool_use` block's arguments come from the `tool_call_chunks` entry with the block's index;
-a `server_tool_use` block has no tool-call chunk, so its arguments follow the library's own reading
-of the block (it re-sends `partial_json` parsed when `input` is `{}`, else `input`).
+a `server_tool_use` or `mcp_tool_use` block has no tool-call chunk, so its arguments follow the library's own
+reading of the block (it re-sends `partial_json` parsed when `input` is `{}`, else `input`).
 
 What the result type cannot express (left out of capabilities, judged n/a):
 * usage everywhere: `usage_metadata` is LangChain's own summed shape, not the provider's object, and
@@ -353,7 +353,7 @@ class LangChainAnthropic(_LangChainAdapter):
                     args = json.dumps(block.get("input"), ensure_ascii=False)
                 parts.append({"type": "tool_call", "kind": "function", "id": block.get("id"), "item_id": None,
                               "name": block.get("name"), "arguments": args})
-            elif btype == "server_tool_use":
+            elif btype in ("server_tool_use", "mcp_tool_use"):  # calls the API runs itself (CONTRACT 3.1)
                 tool_input = block.get("input")
                 if tool_input == {} and block.get("partial_json"):
                     args = block["partial_json"]

@@ -2,12 +2,12 @@
 //
 // Mode `messages` (anthropic-node): `client.messages.stream(...)` (MessageStream), result from
 // `finalMessage()`, plus its `contentBlock` events (emitted at content_block_stop with the finished
-// block) for tool_use / server_tool_use blocks as `tool_call_done`. The bytes get in through the
+// block) for tool_use / server_tool_use / mcp_tool_use blocks as `tool_call_done`. The bytes get in through the
 // client's own fetch path: a custom `fetch` given to the Anthropic constructor answers with the
 // fixture's SSE text, so the SDK's own SSE decoder runs.
 //
 // The final Message is mapped block by block: text (citations as annotations), thinking (signature
-// as the SDK holds it), redacted_thinking, tool_use / server_tool_use (the SDK's parsed `input`
+// as the SDK holds it), redacted_thinking, tool_use / server_tool_use / mcp_tool_use (the SDK's parsed `input`
 // serialised with JSON.stringify), and every `*_tool_result` block copied as a server tool result.
 // Usage is the Message's `usage` as the SDK merged it; finish is `stop_reason` / `stop_sequence`.
 // An APIError the SDK raises for the stream's `error` event becomes `error` with no choices (the
@@ -46,6 +46,8 @@ function blockToPart(block) {
     case 'tool_use':
       return toolCallPart('function', orNull(block.id), null, orNull(block.name), argumentsText(block.input));
     case 'server_tool_use':
+    case 'mcp_tool_use':  // run by the API itself (CONTRACT 3.1); MessageStream's tracksToolInput covers tool_use and
+      // server_tool_use only, so the SDK keeps an mcp_tool_use block's input as it started
       return toolCallPart('server', orNull(block.id), null, orNull(block.name), argumentsText(block.input));
     default:
       if (typeof block?.type === 'string' && block.type.endsWith('_tool_result')) {
@@ -66,7 +68,7 @@ async function run(request) {
   });
   stream.on('streamEvent', (event) => { locate(event); });
   stream.on('contentBlock', (block) => {
-    if (block?.type !== 'tool_use' && block?.type !== 'server_tool_use') return;
+    if (!['tool_use', 'server_tool_use', 'mcp_tool_use'].includes(block?.type)) return;
     events.push({
       type: 'tool_call_done', choice: 0, id: orNull(block.id), name: orNull(block.name),
       arguments: argumentsText(block.input), after_chunk: locate.last(),

@@ -16,7 +16,9 @@ from deltacheck.reference.parts import (
     tool_call_part,
 )
 
-TOOL_KINDS = {"tool_use": "function", "server_tool_use": "server", "mcp_tool_use": "function"}
+# A client runs `tool_use` calls; the API runs `server_tool_use` and `mcp_tool_use` calls itself and
+# streams their `*_tool_result` block after them, so a client must not run them (CONTRACT 3.1).
+TOOL_KINDS = {"tool_use": "function", "server_tool_use": "server", "mcp_tool_use": "server"}
 DELTA_TARGETS = {
     "text_delta": ("text",),
     "citations_delta": ("text",),
@@ -77,6 +79,7 @@ class AnthropicAssembler:
                 raise AssemblyError(n, "message_start carries no `message` object")
             usage = message.get("usage")
             self.usage = dict(usage) if isinstance(usage, dict) else None
+            self._message_so_far(n, message)
         elif kind == "content_block_start":
             self._block_start(n, event)
         elif kind == "content_block_delta":
@@ -94,13 +97,34 @@ class AnthropicAssembler:
             raise AssemblyError(n, "event has no string `type`")
         # message_stop, ping and unknown event types carry nothing to assemble
 
+    def _message_so_far(self, n: int, message: dict[str, Any]) -> None:
+        """What `message_start` says the message already is (rule 7): blocks that need no events, a stop reason.
+
+        Programmatic tool calling answers a tool result with a whole message in `message_start` (its
+        `tool_use` blocks and `stop_reason: tool_use`), followed by `message_stop` alone.
+        """
+        content = message.get("content")
+        if content is not None and not isinstance(content, list):
+            raise AssemblyError(n, f"message_start.message.content is {type(content).__name__}, not a list")
+        for index, raw in enumerate(content or []):
+            if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
+                raise AssemblyError(n, f"message_start.message.content[{index}] is not a block with a string `type`")
+            self._complete(n, self._open_block(n, index, raw))
+        if message.get("stop_reason") is not None:
+            self.stop_reason = message["stop_reason"]
+        if message.get("stop_sequence") is not None:
+            self.stop_sequence = message["stop_sequence"]
+
     def _block_start(self, n: int, event: dict[str, Any]) -> None:
         index = _index(n, event)
-        if index in self.blocks:
-            raise AssemblyError(n, f"content block {index} started twice")
         raw = event.get("content_block")
         if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
             raise AssemblyError(n, "content_block_start carries no `content_block` with a string `type`")
+        self._open_block(n, index, raw)
+
+    def _open_block(self, n: int, index: int, raw: dict[str, Any]) -> _Block:
+        if index in self.blocks:
+            raise AssemblyError(n, f"content block {index} started twice")
         block = _Block(type=raw["type"], start=raw, last_chunk=n)
         if block.type == "text":
             block.text = raw.get("text") or ""
@@ -109,6 +133,7 @@ class AnthropicAssembler:
             block.text = raw.get("thinking") or ""
             block.signature = raw.get("signature") or None
         self.blocks[index] = block
+        return block
 
     def _block_at(self, n: int, event: dict[str, Any]) -> _Block:
         index = _index(n, event)

@@ -17,8 +17,9 @@ def owns_shape(chunk: dict[str, Any]) -> bool:
 
 
 def stream_problems(chunks: list[Any], event_names: list[str], terminated: bool) -> list[str]:
-    """Events named after their type; message_start first, one message_stop last; blocks started in index order,
-    each once, with deltas and a stop only while open, all stopped before the message_delta that says why it ends."""
+    """Events named after their type; message_start first, one message_stop last; blocks started in index order
+    after those message_start carries, each once, with deltas and a stop only while open, all stopped before the
+    message_delta that says why it ends (unless message_start already says it)."""
     problems = event_name_problems(event_names, chunks)
     chunks = [c for c in chunks if isinstance(c, dict)]
     if any(c.get("type") == "error" for c in chunks):
@@ -30,9 +31,14 @@ def stream_problems(chunks: list[Any], event_names: list[str], terminated: bool)
     if sum(c.get("type") == "message_stop" for c in chunks) > 1:
         problems.append("more than one message_stop")
     open_blocks: dict[int, str | None] = {}  # the type each open block started with, if it gave one
-    stopped: set[int] = set()
-    next_index = 0
-    message_delta_seen = False
+    # blocks message_start already carries are complete, and its stop reason is sent (CONTRACT 3.3 rule 7)
+    first = chunks[0].get("message") if chunks and chunks[0].get("type") == "message_start" else None
+    message: dict[str, Any] = first if isinstance(first, dict) else {}
+    content = message.get("content")
+    carried = len(content) if isinstance(content, list) else 0
+    stopped: set[int] = set(range(carried))
+    next_index = carried
+    message_delta_seen = message.get("stop_reason") is not None
     for position, chunk in enumerate(chunks):
         kind = chunk.get("type")
         index = chunk.get("index")
