@@ -37,6 +37,7 @@ STRIPPABLE = frozenset(
         "reasoning",
         "server_tools",
         "custom_tools",
+        "builtin_tools",
         "reasoning_signature",
         "annotations",
         "item_id",
@@ -187,6 +188,11 @@ def strip_unsupported(result: dict[str, Any], capabilities: frozenset[str]) -> t
     if "custom_tools" not in capabilities:
         drop_parts(
             "custom_tools", lambda p: isinstance(p, dict) and p.get("type") == "tool_call" and p.get("kind") == "custom"
+        )
+    if "builtin_tools" not in capabilities:
+        drop_parts(
+            "builtin_tools",
+            lambda p: isinstance(p, dict) and p.get("type") == "tool_call" and p.get("kind") == "builtin",
         )
     if "reasoning_signature" not in capabilities:
         drop_field("reasoning_signature", "reasoning", "signature")

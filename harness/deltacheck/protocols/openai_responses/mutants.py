@@ -23,8 +23,9 @@ class _KoogResponsesIdentity(ResponsesAssembler):
     def _arguments_delta(self, n, event):
         key = event.get("item_id")
         if key not in self.by_item_id:
-            self.by_item_id[key] = _Item(type="function_call", id=None, call_id=key)
-            self.items[1000 + len(self.by_item_id)] = self.by_item_id[key]  # a call of its own, after the rest
+            # a call of its own, after the rest
+            self.by_item_id[key] = _Item(type="function_call", id=None, call_id=key, output_index=1000 + len(self.by_item_id))
+            self.items.append(self.by_item_id[key])
         self.by_item_id[key].arguments += event.get("delta", "")
 
 
