@@ -9,13 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from deltacheck.protocols.openai_responses.reference import (
-    BUILTIN_PAYLOADS,
-    ResponsesAssembler,
-    _int_field,
-    _Item,
-    _item_of,
-)
+from deltacheck.protocols.openai_responses.reference import BUILTIN_PAYLOADS, ResponsesAssembler, _Item
 
 
 class _KoogResponsesIdentity(ResponsesAssembler):
@@ -80,20 +74,6 @@ class _TerminalMatchedByIdOnly(ResponsesAssembler):
                 item = self._new_item(self.terminal_chunk, raw, position)
             if item is not None and not item.finished and item.type == raw["type"]:
                 self._apply_item(self.terminal_chunk, item, raw)
-
-
-class _ReusedIndexDropsItem(ResponsesAssembler):
-    """An item added at an output_index already used is dropped as a duplicate, and the events of that index
-    keep going to the first item: the call that reused the index is lost (Codex, decolua/9router#2611)."""
-
-    def _item_added(self, n, event):
-        if not self._items_at(_int_field(n, event, "output_index")):
-            super()._item_added(n, event)
-
-    def _item_done(self, n, event):
-        here = self._items_at(_int_field(n, event, "output_index"))
-        if here and _item_of(n, event).get("id") == here[0].id:
-            super()._item_done(n, event)
 
 
 class _TerminalItemDuplicated(ResponsesAssembler):
@@ -208,48 +188,41 @@ MUTANTS = [
     ),
     (
         33,
-        "responses-reused-index-drops-item",
-        "an item added at an output_index already used is dropped as a duplicate",
-        _ReusedIndexDropsItem,
-        "Codex behind a Chat->Responses translator (decolua/9router#2611)",
-    ),
-    (
-        34,
         "responses-terminal-item-duplicated",
         "a finished item the terminal output lists under re-minted ids is taken twice",
         _TerminalItemDuplicated,
         "",
     ),
     (
-        35,
+        34,
         "responses-arguments-conflict-unreported",
         "arguments.done and output_item.done disagree and the call is kept as executable",
         _ArgumentsConflictUnreported,
         "",
     ),
     (
-        36,
+        35,
         "responses-completes-only-at-arguments-done",
         "a call whose arguments arrive only in output_item.done never completes",
         _CompletesOnlyAtArgumentsDone,
         "",
     ),
     (
-        37,
+        36,
         "responses-builtin-calls-dropped",
         "built-in calls the client must carry out or answer are dropped",
         _BuiltinCallsDropped,
         "",
     ),
     (
-        38,
+        37,
         "responses-builtin-from-added",
         "a built-in call keeps the in-progress skeleton of its output_item.added",
         _BuiltinFromAdded,
         "Microsoft Agent Framework streaming shell calls (microsoft/agent-framework#6763)",
     ),
     (
-        39,
+        38,
         "responses-hosted-shell-as-client-call",
         "a shell_call the API ran in a hosted container is taken as a call for the client",
         _HostedShellAsClientCall,
