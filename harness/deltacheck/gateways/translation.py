@@ -32,6 +32,7 @@ from types import ModuleType
 from typing import Any
 
 from deltacheck.adapter import CAPABILITIES
+from deltacheck.judge.verdict import KIND_CAPABILITY
 from deltacheck.protocols import all_protocols, protocol
 
 
@@ -166,10 +167,6 @@ def _call(part: dict[str, Any], keeps_item_id: bool) -> dict[str, Any]:
     if part.get("flagged"):
         call["flagged"] = True
     return call
-
-
-# The capability a tool call of a special kind needs; looked up with whatever a part holds as its `kind`.
-KIND_CAPABILITY: dict[object, str] = {"server": "server_tools", "custom": "custom_tools", "builtin": "builtin_tools"}
 
 
 def _keeps(part: dict[str, Any], capabilities: frozenset[str]) -> bool:
