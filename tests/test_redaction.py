@@ -12,7 +12,9 @@ from hypothesis import strategies as st
 
 from deltacheck.corpus.loader import load_corpus
 from deltacheck.errors import AssemblyError
+from deltacheck.protocols.openai_responses.reference import BUILTIN_PAYLOADS
 from deltacheck.reference import assemble
+from deltacheck.reference.parts import json_text
 from deltacheck.contributing.redact import (ID_KEYS, MEANINGFUL_PREFIXES, Cipher, Redactor, redact_chunks,
                                redact_json_text, rewrite_data, scrub_secrets, secret_locations)
 
@@ -120,6 +122,13 @@ def test_arguments_cut_inside_an_escape_or_a_surrogate_pair_stay_cut_there(seed,
 # -- whole streams: equality structure and the assembled result ------------------------------------
 
 
+def _builtin_payload(redactor: Redactor, part: dict) -> str:
+    """A built-in call's arguments as the item field they come from is redacted in its chunks (by key)."""
+    payload = json.loads(part["arguments"])
+    key = BUILTIN_PAYLOADS[part["name"]]
+    return json_text(redactor.walk(payload) if key is None else redactor.walk({key: payload})[key])
+
+
 def _redact_result(protocol: str, result: dict, cipher: Cipher) -> dict:
     """What a result becomes when every value in it is redacted as its chunks were."""
     redactor = Redactor(cipher)
@@ -144,6 +153,7 @@ def _redact_result(protocol: str, result: dict, cipher: Cipher) -> dict:
                             item_id=part["item_id"] and cipher.identifier(part["item_id"]),
                             arguments=part["arguments"] if not isinstance(part["arguments"], str)
                             else cipher.text(part["arguments"]) if part["kind"] == "custom"  # free text, not JSON
+                            else _builtin_payload(redactor, part) if part["kind"] == "builtin"
                             else arguments(part["arguments"]))
             elif kind == "server_tool_result":
                 part.update(tool_use_id=part["tool_use_id"] and cipher.identifier(part["tool_use_id"]),

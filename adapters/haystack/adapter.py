@@ -33,7 +33,8 @@ Mapping (the library's result, nothing more):
 
 Cannot express: annotations (TextContent has only text), Responses custom tool calls (ToolCall's
 `arguments` is a dict, which cannot hold a custom call's free-text input, and no haystack code path
-reads custom_tool_call items), server tools, tool-call completion events (a StreamingChunk carries
+reads custom_tool_call items), Responses built-in client calls (a ToolCall names a function tool; no
+code path reads those items), server tools, tool-call completion events (a StreamingChunk carries
 tool-call deltas only; nothing marks a call complete, and the ToolCalls are built after the stream).
 """
 
@@ -154,6 +155,10 @@ class HaystackOpenAIResponses(_HaystackAdapter):
         annotations="haystack's TextContent has only text: annotation events are left in chunk meta and the message keeps none",
         custom_tools=("haystack has no custom tool call: ToolCall.arguments is a dict, which cannot hold a custom call's "
                       "free-text input, and neither Responses path (streaming or not) reads custom_tool_call items"),
+        builtin_tools=("haystack has no built-in tool call: a ToolCall names one of the caller's function tools (its extra "
+                       "keeps only the call_id), and neither Responses path (_convert_response_chunk_to_streaming_chunk, "
+                       "_convert_response_to_chat_message) reads apply_patch_call, local_shell_call, shell_call, "
+                       "tool_search_call or mcp_approval_request items"),
         events=EVENTS_NOTE)
     generator_class = OpenAIResponsesChatGenerator
     code_path = ("haystack OpenAIResponsesChatGenerator(http_client_kwargs={'transport': httpx.MockTransport "

@@ -31,7 +31,9 @@ so the calls stay in the library's order. `parse_partial_json`'s repair of a tru
 concatenated argument text is the library's behaviour and is judged as such.
 For Responses the ordered `content` blocks are mapped instead (`function_call` blocks carry the same
 concatenated `arguments` plus the item `id`, and keep their place among text and reasoning);
-`custom_tool_call` blocks carry the raw `input`. For Anthropic, content blocks give the order;
+`custom_tool_call` blocks carry the raw `input`; the blocks langchain-openai keeps for built-in client
+calls (the item dumped whole: `apply_patch_call`, `tool_search_call`, `mcp_approval_request`, and
+`local_shell_call` / `shell_call` should one reach the message) are mapped as kind builtin. For Anthropic, content blocks give the order;
 a `tool_use` block's arguments come from the `tool_call_chunks` entry with the block's index;
 a `server_tool_use` or `mcp_tool_use` block has no tool-call chunk, so its arguments follow the library's own
 reading of the block (it re-sends `partial_json` parsed when `input` is `{}`, else `input`).
@@ -236,7 +238,7 @@ class LangChainOpenAIResponses(_LangChainAdapter):
     version = _dist_version("langchain-openai")
     protocols = frozenset({"openai-responses"})
     capabilities = frozenset({"finish_detail", "refusal", "reasoning", "reasoning_signature", "annotations", "item_id",
-                              "custom_tools", "finish_reason", "error", "flags"})
+                              "custom_tools", "builtin_tools", "finish_reason", "error", "flags"})
     capability_notes = dict(
         events='.stream() yields AIMessageChunks only, with no tool-call completion events',
         usage="usage_metadata is LangChain's own summed token counts; the provider's usage object is not kept in response_metadata when streaming")
@@ -285,10 +287,39 @@ class LangChainOpenAIResponses(_LangChainAdapter):
                 parts.append({"type": "tool_call", "kind": "custom", "id": block.get("call_id"),
                               "item_id": block.get("id"), "name": block.get("name"),
                               "arguments": block.get("input")})
+            else:
+                parts.extend(_builtin_call(block))
         meta = merged.response_metadata
         details = meta.get("incomplete_details")
         return {"index": 0, "parts": parts, "finish_reason": meta.get("status"),
                 "finish_detail": details.get("reason") if isinstance(details, dict) else None}
+
+
+def _builtin_call(block: dict[str, Any]) -> list[dict[str, Any]]:
+    """A built-in call the client carries out or answers (CONTRACT 3.3 openai-responses rule 7), from the content
+    block langchain-openai keeps for its output item (the item's model_dump): apply_patch_call.operation,
+    local_shell_call.action, shell_call.action (unless its environment is a hosted container),
+    tool_search_call.arguments (when executed by the client), mcp_approval_request's server_label, name and
+    arguments. Any other block is not one."""
+    kind = block.get("type")
+    if kind == "apply_patch_call":
+        payload = block.get("operation")
+    elif kind in ("local_shell_call", "shell_call"):
+        environment = block.get("environment")
+        if isinstance(environment, dict) and environment.get("type") != "local":
+            return []  # run by the API in a hosted container
+        payload = block.get("action")
+    elif kind == "tool_search_call":
+        if block.get("execution") != "client":
+            return []  # executed by the server
+        payload = block.get("arguments")
+    elif kind == "mcp_approval_request":
+        payload = {key: block.get(key) for key in ("server_label", "name", "arguments")}
+    else:
+        return []
+    answer = block.get("id") if kind == "mcp_approval_request" else block.get("call_id")
+    return [{"type": "tool_call", "kind": "builtin", "id": answer, "item_id": block.get("id"), "name": kind,
+             "arguments": None if payload is None else json.dumps(payload, ensure_ascii=False)}]
 
 
 _BOUND_TOOL = {"name": "lookup", "description": "Look something up.",

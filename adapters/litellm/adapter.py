@@ -13,8 +13,10 @@ Code paths
 * litellm-responses: `litellm.responses(model="openai/...", stream=True)`, which for OpenAI forwards the
   Responses stream through litellm's own HTTP handler (respx again) and yields typed events. litellm has
   no Responses accumulator of its own: the only assembled object it hands the caller is the terminal
-  event's `response` (response.completed / .incomplete / .failed), so that is what is mapped. The typed
-  `response.output_item.done` events litellm yields for function_call / custom_tool_call items are
+  event's `response` (response.completed / .incomplete / .failed), so that is what is mapped; built-in
+  client calls (apply_patch_call, local_shell_call, a local shell_call, a client tool_search_call,
+  mcp_approval_request) are read from its output items as litellm passes them on. The typed
+  `response.output_item.done` events litellm yields for function, custom and built-in client calls are
   reported as `events`, with `after_chunk` = the number of SSE events the mock had handed out by then, - 1.
 
 What the result types cannot express (left out of `capabilities`, judged n/a)
@@ -245,7 +247,35 @@ def _responses_parts(output: Any) -> list[dict[str, Any]]:
             parts.append({"type": "tool_call", "kind": "custom", "id": _get(item, "call_id"),
                           "item_id": _get(item, "id"), "name": _get(item, "name"),
                           "arguments": _arguments(_get(item, "input"))})
+        else:
+            parts.extend(_builtin_call(item))
     return parts
+
+
+def _builtin_call(item: Any) -> list[dict[str, Any]]:
+    """A built-in call the client carries out or answers (CONTRACT 3.3 openai-responses rule 7), from the output
+    item litellm passes on: apply_patch_call.operation, local_shell_call.action, shell_call.action (its
+    environment says whether the API ran it in a container), tool_search_call.arguments (with its execution),
+    mcp_approval_request's server_label, name and arguments. Any other item is not one."""
+    kind = _get(item, "type")
+    if kind == "apply_patch_call":
+        payload = _dump(_get(item, "operation"))
+    elif kind in ("local_shell_call", "shell_call"):
+        environment = _get(item, "environment")
+        if environment is not None and _get(environment, "type") != "local":
+            return []  # run by the API in a hosted container
+        payload = _dump(_get(item, "action"))
+    elif kind == "tool_search_call":
+        if _get(item, "execution") != "client":
+            return []  # executed by the server
+        payload = _dump(_get(item, "arguments"))
+    elif kind == "mcp_approval_request":
+        payload = {key: _get(item, key) for key in ("server_label", "name", "arguments")}
+    else:
+        return []
+    answer = _get(item, "id") if kind == "mcp_approval_request" else _get(item, "call_id")
+    return [{"type": "tool_call", "kind": "builtin", "id": answer, "item_id": _get(item, "id"), "name": kind,
+             "arguments": _arguments(payload)}]
 
 
 def _dump(value: Any) -> Any:
@@ -265,7 +295,7 @@ class LitellmResponsesAdapter(Adapter):
     version = LITELLM_VERSION
     protocols = frozenset({"openai-responses"})
     capabilities = frozenset({"finish_detail", "refusal", "reasoning", "reasoning_signature", "annotations", "item_id", "custom_tools",
-                              "finish_reason", "usage", "error", "events"})
+                              "builtin_tools", "finish_reason", "usage", "error", "events"})
     capability_notes = dict(flags=FLAGS_NOTE)
     code_path = ("litellm.responses(model='openai/...', stream=True) over a respx-mocked httpx client serving the "
                  "fixture SSE; the terminal event's response (litellm has no Responses accumulator) is mapped")
@@ -283,13 +313,11 @@ class LitellmResponsesAdapter(Adapter):
                 if kind in TERMINAL_EVENTS:
                     terminal = event
                 elif kind == "response.output_item.done":
-                    item = _get(event, "item")
-                    item_type = _get(item, "type")
-                    if item_type in ("function_call", "custom_tool_call"):
-                        raw = _get(item, "arguments") if item_type == "function_call" else _get(item, "input")
-                        events.append({"type": "tool_call_done", "choice": 0, "id": _get(item, "call_id"),
-                                       "name": _get(item, "name"), "arguments": _arguments(raw),
-                                       "after_chunk": replay.last_chunk})
+                    for call in _responses_parts([_get(event, "item")]):
+                        if call["type"] == "tool_call":
+                            events.append({"type": "tool_call_done", "choice": 0, "id": call["id"],
+                                           "name": call["name"], "arguments": call["arguments"],
+                                           "after_chunk": replay.last_chunk})
         if terminal is None:  # the stream ended without a terminal event: litellm handed over no response
             return {"choices": [], "usage": None, "error": None, "events": events}
         response = _get(terminal, "response")

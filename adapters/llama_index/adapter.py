@@ -33,6 +33,10 @@ terminal response's `output` (`_parse_response_output`). Mapped from the last Ch
 - refusal = `ChatResponse.additional_kwargs["refusal"]`, where llama-index's Responses output parser
   keeps a refusal (after the text; it keeps no position). Only the non-streaming path fills it, and that
   is judged.
+- built-in client calls (apply_patch_call, local_shell_call, a local shell_call, a client tool_search_call,
+  mcp_approval_request) = the entries of that type in `ChatResponse.additional_kwargs["built_in_tool_calls"]`,
+  llama-index's list of built-in tool calls, after the blocks (it keeps no position). Its streaming path
+  puts only file and web search completion events there, and that is judged.
 - custom tool calls: the request declares a custom tool (`{"type": "custom", "name": ...}`, passed
   through to the API as is) for each custom_tool_call name in the stream, and a ToolCallBlock named
   after one is a custom call (`tool_kwargs` holds text). llama-index reads no custom_tool_call item, so
@@ -83,6 +87,37 @@ def _refusal(response: ChatResponse) -> str | None:
     """The refusal llama-index keeps on a ChatResponse (its Responses output parser writes it there)."""
     refusal = response.additional_kwargs.get("refusal")
     return refusal if isinstance(refusal, str) and refusal else None
+
+
+def _builtin_call(item: Any) -> list[dict[str, Any]]:
+    """A built-in call the client carries out or answers (CONTRACT 3.3 openai-responses rule 7), from an entry of
+    llama-index's `built_in_tool_calls` (the SDK's typed item): apply_patch_call.operation, local_shell_call.action,
+    shell_call.action (unless its environment is a hosted container), tool_search_call.arguments (when executed by
+    the client), mcp_approval_request's server_label, name and arguments. Any other entry is not one."""
+    kind = getattr(item, "type", None)
+    if kind == "apply_patch_call":
+        payload = _model_json(item.operation)
+    elif kind in ("local_shell_call", "shell_call"):
+        environment = getattr(item, "environment", None)
+        if environment is not None and environment.type != "local":
+            return []  # run by the API in a hosted container
+        payload = _model_json(item.action)
+    elif kind == "tool_search_call":
+        if item.execution != "client":
+            return []  # executed by the server
+        payload = item.arguments
+    elif kind == "mcp_approval_request":
+        payload = {"server_label": item.server_label, "name": item.name, "arguments": item.arguments}
+    else:
+        return []
+    answer = item.id if kind == "mcp_approval_request" else item.call_id
+    return [{"type": "tool_call", "kind": "builtin", "id": answer, "item_id": item.id, "name": kind,
+             "arguments": json.dumps(payload, ensure_ascii=False)}]
+
+
+def _model_json(model: Any) -> Any:
+    """The SDK's own `to_dict()` form of a typed value: what the stream set."""
+    return model.model_dump(mode="json", exclude_unset=True) if hasattr(model, "model_dump") else model
 
 
 def _custom_tool_names(chunks: list[Any]) -> set[str]:
@@ -177,6 +212,8 @@ class LlamaIndexOpenAIChat(_LlamaIndexAdapter):
                 continue  # the same calls as additional_kwargs["tool_calls"], mapped below
             else:
                 raise TypeError(f"the adapter has no mapping for llama-index block {type(block).__name__}")
+        for item in last.additional_kwargs.get("built_in_tool_calls") or []:
+            parts.extend(_builtin_call(item))
         if refusal := _refusal(last):
             parts.append({"type": "refusal", "text": refusal})
         for call in last.message.additional_kwargs.get("tool_calls") or []:
@@ -193,7 +230,8 @@ class LlamaIndexOpenAIResponses(_LlamaIndexAdapter):
     name = manifest_name("llama-index-openai-responses")
     protocol = "openai-responses"
     protocols = frozenset({protocol})
-    capabilities = frozenset({"refusal", "reasoning", "reasoning_signature", "custom_tools", "usage", "error", "events"})
+    capabilities = frozenset({"refusal", "reasoning", "reasoning_signature", "custom_tools", "builtin_tools", "usage", "error",
+                              "events"})
     capability_notes = dict(flags=FLAGS_NOTE,
         annotations=("llama-index keeps annotations as one message-level list (additional_kwargs['annotations']), "
                      "which does not say which text part each belongs to"),

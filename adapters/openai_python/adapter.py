@@ -7,7 +7,7 @@ Code paths:
   `tool_calls.function.arguments.done` events become `tool_call_done` events.
 * `openai-python-responses`: `OpenAI().responses.stream(...)` (the `ResponseStream` context manager),
   iterated to the end, then `get_final_response()`. The helper's `response.output_item.done` events
-  for function and custom tool calls become `tool_call_done` events. The helper relays these from
+  for function, custom and built-in client tool calls become `tool_call_done` events. The helper relays these from
   the wire as typed events; it synthesises none of its own for tool calls.
 
 How the bytes get in: the fixture's SSE rendering (`request.sse`, byte for byte) is the body of a
@@ -28,7 +28,9 @@ SDK's list order, then a legacy `function_call`. Empty strings give no part (the
 form). Library objects (usage, Responses annotations) are written as the SDK's own `to_dict()` does
 (`model_dump(mode="json", exclude_unset=True)`): what the stream set, without fields the SDK's
 types merely default to null (see DUMP_OPTIONS). A tool call whose arguments the SDK holds
-as None is reported with None, which the comparator reads as no arguments (CONTRACT 4). Responses: the output items of the final response as the SDK returns them, in its order.
+as None is reported with None, which the comparator reads as no arguments (CONTRACT 4). Responses: the output items of the final response as the SDK returns them, in its order; a built-in call
+the client carries out or answers (`apply_patch_call`, `local_shell_call`, a local `shell_call`, a
+client-executed `tool_search_call`, `mcp_approval_request`) is read from the SDK's typed item.
 
 What it cannot express: Chat annotations (no canonical Chat annotations), reasoning signatures in
 Chat (the SDK has none). The chat done event carries no call id and no choice index: `id` is read
@@ -213,7 +215,7 @@ class OpenAIResponsesAdapter(_Base):
     name = manifest_name("openai-python-responses")
     protocols = frozenset({"openai-responses"})
     capabilities = frozenset({"finish_detail", "refusal", "reasoning", "reasoning_signature", "annotations", "item_id", "custom_tools",
-                              "finish_reason", "usage", "error", "events"})
+                              "builtin_tools", "finish_reason", "usage", "error", "events"})
     capability_notes = dict(flags=FLAGS_NOTE)
     code_path = ("openai.OpenAI().responses.stream(...) iterated to the end, then get_final_response(); "
                  "the fixture's SSE bytes are served by respx to the httpx.Client passed as http_client")
@@ -226,16 +228,11 @@ class OpenAIResponsesAdapter(_Base):
                 with client.responses.stream(model=MODEL, input="hi") as stream:
                     for event in stream:
                         if event.type == "response.output_item.done":
-                            item = event.item
-                            if item.type == "function_call":
-                                arguments = item.arguments
-                            elif item.type == "custom_tool_call":
-                                arguments = item.input
-                            else:
-                                continue
-                            events.append({"type": "tool_call_done", "choice": 0, "id": item.call_id,
-                                           "name": item.name, "arguments": _arguments(arguments),
-                                           "after_chunk": replay.after_chunk()})
+                            calls = [p for p in self._parts(event.item) if p["type"] == "tool_call"]
+                            for call in calls:
+                                events.append({"type": "tool_call_done", "choice": 0, "id": call["id"],
+                                               "name": call["name"], "arguments": call["arguments"],
+                                               "after_chunk": replay.after_chunk()})
                     response = stream.get_final_response()
             except openai.APIError as exc:
                 error = _provider_error(exc)
@@ -277,4 +274,30 @@ class OpenAIResponsesAdapter(_Base):
         if item.type == "custom_tool_call":
             return [{"type": "tool_call", "kind": "custom", "id": item.call_id, "item_id": item.id,
                      "name": item.name, "arguments": _arguments(item.input)}]
+        return _builtin_call(item)
+
+
+def _builtin_call(item: Any) -> list[dict[str, Any]]:
+    """A built-in call the client carries out or answers (CONTRACT 3.3 openai-responses rule 7), from the SDK's
+    typed item: ResponseApplyPatchToolCall.operation, LocalShellCall.action, ResponseFunctionShellToolCall.action
+    (its `environment` says whether the API ran it in a container), ResponseToolSearchCall.arguments (with its
+    `execution`), McpApprovalRequest's server_label, name and arguments. Any other item is not one."""
+    kind = item.type
+    if kind == "apply_patch_call":
+        payload = _dump(item.operation)
+    elif kind in ("local_shell_call", "shell_call"):
+        environment = getattr(item, "environment", None)
+        if environment is not None and environment.type != "local":
+            return []  # run by the API in a hosted container
+        payload = _dump(item.action)
+    elif kind == "tool_search_call":
+        if item.execution != "client":
+            return []  # executed by the server
+        payload = item.arguments
+    elif kind == "mcp_approval_request":
+        payload = {"server_label": item.server_label, "name": item.name, "arguments": item.arguments}
+    else:
         return []
+    answer = item.id if kind == "mcp_approval_request" else item.call_id
+    return [{"type": "tool_call", "kind": "builtin", "id": answer, "item_id": item.id, "name": kind,
+             "arguments": _arguments(payload)}]

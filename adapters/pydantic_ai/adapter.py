@@ -33,7 +33,8 @@ Mapping (the library's result, nothing more):
 
 Cannot express: usage (normalised into `RequestUsage`, the provider's object is not kept), several choices
 (`ModelResponse` is one message; pydantic-ai reads `choices[0]` of every chunk whatever its index),
-Responses custom tool calls (not supported by pydantic-ai: dropped with a warning), server tools
+Responses custom tool calls (not supported by pydantic-ai: dropped with a warning), Responses built-in
+client calls (see `builtin_tools` in the notes: no such native tools, or pydantic-ai's own args shape), server tools
 (`NativeToolCallPart`/`NativeToolReturnPart` carry pydantic-ai's tool kind, not the provider's block
 type, so they are not mapped).
 """
@@ -57,6 +58,7 @@ from pydantic_ai.messages import (
     TextPart,
     ThinkingPart,
     ToolCallPart,
+    ToolSearchCallPart,
 )
 from pydantic_ai.models import ModelRequestParameters
 from pydantic_ai.tools import ToolDefinition
@@ -71,6 +73,19 @@ PROMPT = [ModelRequest.user_text_prompt("deltacheck replay")]
 TOOLS = ModelRequestParameters(function_tools=[ToolDefinition(
     name="lookup", description="any tool", parameters_json_schema={"type": "object", "properties": {}})])
 COMMON = frozenset({"reasoning", "reasoning_signature", "refusal", "annotations", "finish_reason", "error", "events"})
+
+
+def _client_tool_search_ids(chunks: list[Any]) -> frozenset[str]:
+    """The call ids of the client-executed Responses tool_search_call items in the stream: pydantic-ai turns each
+    into a call of its own local `search_tools` function tool (a plain ToolCallPart while streaming), which is
+    that built-in call in pydantic-ai's terms, not a function call the stream made."""
+    ids = set()
+    for chunk in chunks:
+        items = [chunk.get("item"), *((chunk.get("response") or {}).get("output") or [])] if isinstance(chunk, dict) else []
+        for item in items:
+            if isinstance(item, dict) and item.get("type") == "tool_search_call" and item.get("execution") == "client":
+                ids.add(item.get("call_id") or item.get("id"))
+    return frozenset(i for i in ids if isinstance(i, str))
 
 
 def _arguments(args: Any) -> str | None:
@@ -115,6 +130,7 @@ class _PydanticAIAdapter(Adapter):
     async def assemble(self, request: AssemblyRequest) -> dict[str, Any]:
         replay = Replay(request)
         handler = replay.handler(httpx2.Response, asynchronous=True)
+        builtin = _client_tool_search_ids(request.chunks)
 
         http_client = httpx2.AsyncClient(transport=httpx2.MockTransport(handler))
         model = self._model(http_client)
@@ -125,7 +141,8 @@ class _PydanticAIAdapter(Adapter):
                 async with model_request_stream(model, PROMPT, model_settings=self._settings(),
                                                 model_request_parameters=TOOLS) as stream:
                     async for event in stream:
-                        if isinstance(event, PartEndEvent) and type(event.part) is ToolCallPart:
+                        if (isinstance(event, PartEndEvent) and type(event.part) is ToolCallPart
+                                and event.part.tool_call_id not in builtin):
                             part = event.part
                             events.append({"type": "tool_call_done", "choice": 0, "id": part.tool_call_id,
                                            "name": part.tool_name, "arguments": _arguments(part.args),
@@ -138,9 +155,9 @@ class _PydanticAIAdapter(Adapter):
             return {"choices": [], "usage": None, "error": error, "events": events}
         finally:
             await http_client.aclose()
-        return {"choices": [self._choice(response)], "usage": None, "error": None, "events": events}
+        return {"choices": [self._choice(response, builtin)], "usage": None, "error": None, "events": events}
 
-    def _choice(self, response: ModelResponse) -> dict[str, Any]:
+    def _choice(self, response: ModelResponse, builtin: frozenset[str] = frozenset()) -> dict[str, Any]:
         parts: list[dict[str, Any]] = []
         details = response.provider_details or {}
         thinking_group: list[ThinkingPart] = []
@@ -167,11 +184,15 @@ class _PydanticAIAdapter(Adapter):
                 pd = part.provider_details or {}
                 annotations = pd.get("citations" if self.protocol == "anthropic-messages" else "annotations") or []
                 parts.append({"type": "text", "text": part.content, "annotations": list(annotations)})
+            elif type(part) is ToolCallPart and part.tool_call_id in builtin:
+                continue  # pydantic-ai's own search_tools call for a client tool_search_call: see builtin_tools
             elif type(part) is ToolCallPart:
                 parts.append({"type": "tool_call", "kind": "function", "id": part.tool_call_id, "item_id": part.id,
                               "name": part.tool_name, "arguments": _arguments(part.args)})
             elif isinstance(part, (NativeToolCallPart, NativeToolReturnPart)):
                 continue  # server tools: not expressible (module docstring)
+            elif isinstance(part, ToolSearchCallPart):
+                continue  # a client tool search, typed: pydantic-ai's own args shape (builtin_tools)
             else:
                 raise TypeError(f"the adapter has no mapping for pydantic-ai part {type(part).__name__}")
         flush_thinking()
@@ -226,6 +247,11 @@ class PydanticAIOpenAIResponses(_OpenAIAdapter):
     capability_notes = dict(flags=FLAGS_NOTE,
         custom_tools=("pydantic-ai has no custom (freeform) tool: a request cannot declare one, and its Responses stream "
                       "handler drops a custom_tool_call item with a 'not yet implemented' warning"),
+        builtin_tools=("pydantic-ai has no apply_patch, local_shell or shell native tool and sends MCPServerTool with "
+                       "require_approval='never', and its Responses stream handler drops those item types with a 'not yet "
+                       "implemented' warning; a client-executed tool_search_call becomes its own ToolSearchCallPart, whose "
+                       "args are pydantic-ai's cross-provider {queries} shape (normalize_tool_search_args), not the item's "
+                       "arguments"),
         finish_detail="pydantic-ai keeps no incomplete_details apart (provider_details['finish_reason'] holds the incomplete reason in place of the status)",
         usage="usage is normalised into pydantic-ai's RequestUsage; the provider's usage object is not kept")
     model_class_name = "OpenAIResponsesModel"

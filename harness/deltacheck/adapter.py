@@ -32,6 +32,7 @@ CAPABILITIES = {
     "annotations": "text annotations and citations",
     "item_id": "Responses item ids of tool calls",
     "custom_tools": "Responses custom tool calls",
+    "builtin_tools": "Responses built-in tool calls the client carries out or answers (kind builtin)",
     "server_tools": "Anthropic server tool calls and their result blocks",
     "finish_reason": "finish_reason",
     "finish_detail": "finish_detail (Responses incomplete reason, Anthropic stop_sequence)",
@@ -39,7 +40,7 @@ CAPABILITIES = {
     "error": "the stream's error",
     "multiple_choices": "choices other than index 0",
     "events": "tool-call completion events emitted while streaming",
-    "flags": "a tool call kept but marked not executable (its arguments are not valid JSON)",
+    "flags": "a tool call kept but marked not executable (its arguments are not valid JSON, or the stream contradicts itself about them)",
 }
 
 

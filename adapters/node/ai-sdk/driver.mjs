@@ -167,6 +167,11 @@ function reasoningItem(sdkParts) {
   return reasoningPart('', summary, encrypted);
 }
 
+// On Responses, a tool-call part for a tool the request did not declare is the SDK's part for a built-in call
+// (apply_patch, local_shell, shell, tool_search: its provider-defined tools), which this adapter cannot express
+// (capability_notes.builtin_tools): it is no function call, so it is left out, as hosted tool calls are.
+const isBuiltinCall = (part, names) => !names.fn.has(part.toolName) && !names.custom.has(part.toolName);
+
 async function responsesChoice(result, names) {
   const parts = [];
   const reasoningItems = new Map();  // itemId -> {sdkParts, index}: where that item's part is
@@ -185,7 +190,7 @@ async function responsesChoice(result, names) {
     }
     if (part.type === 'text') {
       parts.push(textPart(part.text, part.providerMetadata?.openai?.annotations ?? []));
-    } else if (part.type === 'tool-call' && !part.providerExecuted) {
+    } else if (part.type === 'tool-call' && !part.providerExecuted && !isBuiltinCall(part, names)) {
       const kind = names.custom.has(part.toolName) ? 'custom' : 'function';
       parts.push(toolCallPart(kind, orNull(part.toolCallId), orNull(part.providerMetadata?.openai?.itemId),
         orNull(part.toolName), callArguments(part, kind === 'custom'), part.invalid === true));
@@ -240,7 +245,8 @@ async function run(mode, request) {
   for await (const part of result.fullStream) {
     if (part.type === 'raw') {
       locate(part.rawValue);
-    } else if (part.type === 'tool-call' && (!part.providerExecuted || mode.serverCalls)) {
+    } else if (part.type === 'tool-call' && (!part.providerExecuted || mode.serverCalls)
+        && !(request.protocol === 'openai-responses' && isBuiltinCall(part, names))) {
       const custom = names.custom.has(part.toolName);
       events.push({
         type: 'tool_call_done', choice: 0, id: orNull(part.toolCallId), name: orNull(part.toolName),
@@ -287,6 +293,11 @@ const MODES = {
       finish_reason: 'the response status is not exposed: rawFinishReason is incomplete_details.reason (mapped as finish_detail), '
         + "or the SDK's own 'error' for a failed response",
       refusal: '@ai-sdk/openai emits response.refusal.delta as a text-delta, indistinguishable from text',
+      builtin_tools: '@ai-sdk/openai turns built-in calls into tool-call parts of its own provider-tool input schemas, '
+        + 'not the items\' fields (OpenAIResponsesLanguageModel.doStream): apply_patch {callId, operation}, local_shell '
+        + '{action} with camelCased keys (timeoutMs, workingDirectory), shell {action: {commands}} without its limits, '
+        + 'tool_search {arguments, call_id}, and an mcp_approval_request a dynamic mcp.<name> call under a generated '
+        + 'toolCallId plus a tool-approval-request',
     },
     choice: responsesChoice,
     code_path: 'ai streamText() with createOpenAI({fetch}).responses(model): the final result\'s content '

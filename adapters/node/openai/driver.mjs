@@ -5,8 +5,8 @@
 //              from `finalChatCompletion()`, plus its `tool_calls.function.arguments.done` events.
 //   responses  openai-node-responses: `client.responses.stream(...)` (ResponseStream), result from
 //              `finalResponse()`, plus the `response.output_item.done` events it re-emits for
-//              function_call / custom_tool_call items (the call as the event carries it; after_chunk
-//              is the chunk its `event` event was, emitted just before).
+//              function_call / custom_tool_call items and built-in client calls (the call as the event
+//              carries it; after_chunk is the chunk its `event` event was, emitted just before).
 // The bytes get in through the client's own fetch path: a custom `fetch` given to the OpenAI
 // constructor answers with the fixture's SSE text, so the SDK's own SSE decoder and Stream run.
 //
@@ -144,9 +144,33 @@ function responseParts(output) {
       parts.push(toolCallPart('function', orNull(item.call_id), orNull(item.id), orNull(item.name), argumentsText(item.arguments)));
     } else if (item.type === 'custom_tool_call') {
       parts.push(toolCallPart('custom', orNull(item.call_id), orNull(item.id), orNull(item.name), argumentsText(item.input)));
+    } else {
+      const call = builtinCall(item);
+      if (call) parts.push(call);
     }
   }
   return parts;
+}
+
+// A built-in call the client carries out or answers (CONTRACT.md 3.3 openai-responses rule 7), read from the
+// item as the SDK keeps it (the JSON the API sent): apply_patch_call.operation, local_shell_call.action,
+// shell_call.action (its environment says whether the API ran it in a container), tool_search_call.arguments
+// (with its execution), mcp_approval_request's server_label, name and arguments. Anything else is none.
+function builtinCall(item) {
+  let payload;
+  if (item.type === 'apply_patch_call') payload = item.operation;
+  else if (item.type === 'local_shell_call') payload = item.action;
+  else if (item.type === 'shell_call') {
+    if (item.environment && item.environment.type !== 'local') return null;  // run in a hosted container
+    payload = item.action;
+  } else if (item.type === 'tool_search_call') {
+    if (item.execution !== 'client') return null;  // executed by the server
+    payload = item.arguments;
+  } else if (item.type === 'mcp_approval_request') {
+    payload = { server_label: item.server_label, name: item.name, arguments: item.arguments };
+  } else return null;
+  const answer = item.type === 'mcp_approval_request' ? item.id : item.call_id;
+  return toolCallPart('builtin', orNull(answer), orNull(item.id), item.type, argumentsText(payload));
 }
 
 async function runResponses(request) {
@@ -155,12 +179,12 @@ async function runResponses(request) {
   const stream = client(request).responses.stream({ model: 'gpt-4o', input: 'deltacheck' });
   stream.on('event', (event) => { locate(event); });  // fires before the event's own name
   stream.on('response.output_item.done', (event) => {
-    const item = event.item;
-    if (item?.type !== 'function_call' && item?.type !== 'custom_tool_call') return;
-    events.push({
-      type: 'tool_call_done', choice: 0, id: orNull(item.call_id), name: orNull(item.name),
-      arguments: argumentsText(item.type === 'function_call' ? item.arguments : item.input), after_chunk: locate.last(),
-    });
+    for (const call of responseParts([event.item]).filter((part) => part.type === 'tool_call')) {
+      events.push({
+        type: 'tool_call_done', choice: 0, id: call.id, name: call.name, arguments: call.arguments,
+        after_chunk: locate.last(),
+      });
+    }
   });
   let response;
   try {
@@ -202,10 +226,10 @@ const MODES = {
     name: 'openai-node-responses',
     protocols: ['openai-responses'],
     capabilities: ['finish_detail', 'refusal', 'reasoning', 'reasoning_signature', 'annotations', 'item_id', 'custom_tools',
-      'finish_reason', 'usage', 'error', 'events'],
+      'builtin_tools', 'finish_reason', 'usage', 'error', 'events'],
     capability_notes: { flags: FLAGS_NOTE },
     code_path: 'openai-node client.responses.stream() (ResponseStream) -> finalResponse(), with its '
-      + 'response.output_item.done events for function and custom tool calls; the SSE bytes come from a custom '
+      + 'response.output_item.done events for function, custom and built-in client tool calls; the SSE bytes come from a custom '
       + 'fetch given to the client, so the SDK\'s own SSE parser runs',
     run: runResponses,
   },

@@ -32,6 +32,7 @@ from types import ModuleType
 from typing import Any
 
 from deltacheck.adapter import CAPABILITIES
+from deltacheck.judge.verdict import KIND_CAPABILITY
 from deltacheck.protocols import all_protocols, protocol
 
 
@@ -114,7 +115,7 @@ def shared_usage(protocol: str, usage: Any, pair: tuple[str, str]) -> Any:
 GATEWAY_EVENTS = "a gateway streams; it reports no completion events"
 # The fields some protocol has no counterpart for, in the order the n/a notes have always listed them
 # (results files keep it); a field only a new protocol lacks is listed after them.
-NOTES_ORDER = ("item_id", "custom_tools", "annotations", "server_tools", "refusal", "multiple_choices")
+NOTES_ORDER = ("item_id", "custom_tools", "annotations", "server_tools", "refusal", "multiple_choices", "builtin_tools")
 
 
 def _carried_by_no_translation() -> dict[str, str]:
@@ -166,10 +167,6 @@ def _call(part: dict[str, Any], keeps_item_id: bool) -> dict[str, Any]:
     if part.get("flagged"):
         call["flagged"] = True
     return call
-
-
-# The capability a tool call of a special kind needs; looked up with whatever a part holds as its `kind`.
-KIND_CAPABILITY: dict[object, str] = {"server": "server_tools", "custom": "custom_tools"}
 
 
 def _keeps(part: dict[str, Any], capabilities: frozenset[str]) -> bool:

@@ -27,6 +27,10 @@ TRACEBACK_FRAMES = 8  # the innermost frames of an in-process traceback: where t
 VERDICTS = ("pass", "fail", "error", "crash", "timeout", "n/a", "skip")
 PASSING = {"pass"}
 UNSCORED = {"n/a", "skip"}
+# The capability a tool call of a special kind needs to be expressed (a plain function call needs none); looked
+# up with whatever a part holds as its `kind`.
+KIND_CAPABILITY: dict[object, str] = {"custom": "custom_tools", "server": "server_tools", "builtin": "builtin_tools"}
+
 STRIPPABLE = frozenset(
     {
         "usage",
@@ -37,6 +41,7 @@ STRIPPABLE = frozenset(
         "reasoning",
         "server_tools",
         "custom_tools",
+        "builtin_tools",
         "reasoning_signature",
         "annotations",
         "item_id",
@@ -187,6 +192,11 @@ def strip_unsupported(result: dict[str, Any], capabilities: frozenset[str]) -> t
     if "custom_tools" not in capabilities:
         drop_parts(
             "custom_tools", lambda p: isinstance(p, dict) and p.get("type") == "tool_call" and p.get("kind") == "custom"
+        )
+    if "builtin_tools" not in capabilities:
+        drop_parts(
+            "builtin_tools",
+            lambda p: isinstance(p, dict) and p.get("type") == "tool_call" and p.get("kind") == "builtin",
         )
     if "reasoning_signature" not in capabilities:
         drop_field("reasoning_signature", "reasoning", "signature")
@@ -505,11 +515,19 @@ def _judge_events(
     judged_against = outcome or fixture.expected
     assert judged_against is not None  # no candidate outcome is given only for a fixture with an expected result
     observed, outcome = normalised(observed), normalised(judged_against)
+    # A call of a kind the adapter cannot express is n/a here as in the result (strip_unsupported): it need not
+    # complete, and an event naming it is not an event for a call that does not exist.
+    inexpressible = [
+        p
+        for c in outcome["choices"]
+        for p in c["parts"]
+        if p["type"] == "tool_call" and KIND_CAPABILITY.get(p.get("kind"), "") not in capabilities | {""}
+    ]
     calls = [
         (c["index"], position, p)
         for c in outcome["choices"]
         for position, p in enumerate(c["parts"])
-        if p["type"] == "tool_call"
+        if p["type"] == "tool_call" and not any(p is q for q in inexpressible)
     ]
     events = observed.get("events")
     if events is None:
@@ -568,6 +586,8 @@ def _judge_events(
             )
     for i in unclaimed:
         event = events[i]
+        if any(event["id"] == q["id"] and event["name"] == q["name"] for q in inexpressible):
+            continue
         out.append(
             Divergence(
                 f"/events/{i}",

@@ -25,6 +25,7 @@ PROTOCOL = Protocol(
     endpoint="/messages",
     framing=SseFraming(named_events=True),
     capability_notes={
+        "builtin_tools": "built-in tool calls of kind builtin are Responses output items; Anthropic's client-run tools (bash, text editor) stream as tool_use blocks",
         "custom_tools": "custom tool calls are a Responses item type; Anthropic Messages has none",
         "item_id": "item ids belong to Responses output items; Anthropic content blocks have none",
         "multiple_choices": "an Anthropic message is a single choice",

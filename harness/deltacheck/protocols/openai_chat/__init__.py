@@ -11,6 +11,7 @@ PROTOCOL = Protocol(
     endpoint="/chat/completions",
     framing=SseFraming(named_events=False, terminator="[DONE]"),
     capability_notes={
+        "builtin_tools": "built-in tool calls the client carries out are Responses item types; a Chat Completions stream has none",
         "annotations": "the contract defines no Chat Completions annotations (they are tested on Responses and Anthropic)",
         "custom_tools": "custom tool calls are a Responses item type; a Chat Completions stream has none",
         "item_id": "item ids belong to Responses output items; Chat Completions tool calls have none",

@@ -29,6 +29,7 @@ STRUCTURAL_KEYS = frozenset(
         "background",
         "parallel_tool_calls",
         "store",
+        "execution",  # who runs a tool_search_call (client or server): what makes it a built-in call or not
     }
 )
 # Free text the contributor may own (kept with keep_text).

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -10,6 +11,7 @@ from deltacheck.reference.fragments import Fragments
 from deltacheck.reference.parts import (
     ReferenceOutcome,
     error_type,
+    json_text,
     reasoning_part,
     refusal_part,
     text_part,
@@ -18,6 +20,17 @@ from deltacheck.reference.parts import (
 
 TERMINAL = ("response.completed", "response.incomplete", "response.failed")
 CALL_KINDS = {"function_call": "function", "custom_tool_call": "custom"}
+# Built-in tool calls the client carries out or answers (CONTRACT 3.1): item type -> the field that holds what
+# the client acts on. A shell_call run in a hosted container and a tool_search_call the server executes are
+# the API's own work, whose output follows in the same response: they are no call for the client.
+BUILTIN_PAYLOADS = {
+    "apply_patch_call": "operation",
+    "local_shell_call": "action",
+    "shell_call": "action",
+    "tool_search_call": "arguments",
+    "mcp_approval_request": None,  # its server_label, name and arguments together
+}
+MCP_APPROVAL_FIELDS = ("server_label", "name", "arguments")
 
 
 @dataclass
@@ -48,6 +61,33 @@ class _Item:
     last_chunk: int = 0
     done_emitted: bool = False
     finished: bool = False  # its output_item.done arrived: the stream itself said it is whole
+    output_index: int = 0  # where the stream put it; items that share one keep the order they were added in
+    arguments_done: str | None = None  # what function_call_arguments.done said the final arguments are
+    conflicting: bool = False  # output_item.done then said otherwise (rule 2: the conflict is reported)
+    payload: Any = None  # a built-in call: what the client acts on, as the latest full item carried it
+    runs_on_server: bool = False  # a hosted shell_call, a server-executed tool_search_call
+
+    @property
+    def is_client_builtin(self) -> bool:
+        return self.type in BUILTIN_PAYLOADS and not self.runs_on_server
+
+    @property
+    def call_kind(self) -> str | None:
+        """The canonical kind of tool call this item is, or None when it is none."""
+        if self.type in CALL_KINDS:
+            return CALL_KINDS[self.type]
+        return "builtin" if self.is_client_builtin else None
+
+    @property
+    def answer_id(self) -> str | None:
+        """The id the client's answer names: `call_id`, or an approval request's own id."""
+        return self.id if self.type == "mcp_approval_request" else self.call_id
+
+    @property
+    def call_arguments(self) -> str:
+        if self.type in CALL_KINDS:
+            return self.arguments
+        return "" if self.payload is None else json_text(self.payload)
 
     @property
     def arguments(self) -> str:
@@ -60,7 +100,7 @@ class _Item:
 
 class ResponsesAssembler:
     def __init__(self) -> None:
-        self.items: dict[int, _Item] = {}
+        self.items: list[_Item] = []  # in the order they were added; output_index orders them (finish)
         self.terminal: dict[str, Any] | None = None
         self.terminal_chunk = 0
         self.error: dict[str, Any] | None = None
@@ -83,28 +123,41 @@ class ResponsesAssembler:
 
     # -- items -----------------------------------------------------------------------------------
 
+    def _new_item(self, n: int, raw: dict[str, Any], index: int) -> _Item:
+        item = _Item(type=raw["type"], id=raw.get("id"), last_chunk=n, output_index=index)
+        self.items.append(item)
+        return item
+
+    def _items_at(self, index: int) -> list[_Item]:
+        return [item for item in self.items if item.output_index == index]
+
     def _item_added(self, n: int, event: dict[str, Any]) -> None:
         index = _int_field(n, event, "output_index")
-        if index in self.items:
-            raise AssemblyError(n, f"output_index {index} was already added")
         raw = _item_of(n, event)
-        self.items[index] = _Item(type=raw["type"], id=raw.get("id"), last_chunk=n)
-        self._apply_item(n, self.items[index], raw)
+        for earlier in self._items_at(index):
+            if raw.get("id") and earlier.id == raw["id"]:
+                raise AssemblyError(n, f"output_index {index}: item {raw['id']!r} was already added")
+        # Rule 1: an index a producer reuses for another item (Chat->Responses shims do) holds both, in the
+        # order they were added; from here on the item id tells its events apart.
+        self._apply_item(n, self._new_item(n, raw, index), raw)
 
     def _item_done(self, n: int, event: dict[str, Any]) -> None:
         index = _int_field(n, event, "output_index")
         raw = _item_of(n, event)
-        if index not in self.items:
-            self.items[index] = _Item(type=raw["type"], id=raw.get("id"), last_chunk=n)
-        item = self.items[index]
+        here = self._items_at(index)
+        item = _by_id(here, raw.get("id")) or (here[-1] if here else None) or self._new_item(n, raw, index)
+        final = raw.get("arguments")
+        if item.type == "function_call" and item.arguments_done is not None and isinstance(final, str) and final:
+            item.conflicting = not _same_arguments(final, item.arguments_done)  # rule 2: two final values
         self._apply_item(n, item, raw)
         item.finished = True
         self._call_done(n, item)  # output_item.done is the item's final state: its call completes here
 
-    def _apply_item(self, n: int, item: _Item, raw: dict[str, Any]) -> None:
-        """Take the fields a full item carries (output_item.added / .done)."""
+    def _apply_item(self, n: int, item: _Item, raw: dict[str, Any], identity: bool = True) -> None:
+        """Take the fields a full item carries (output_item.added / .done, a terminal output item); with
+        `identity` false, only the ones the item does not have yet."""
         for name in ("id", "call_id", "name"):
-            if isinstance(raw.get(name), str) and raw[name]:
+            if isinstance(raw.get(name), str) and raw[name] and (identity or not getattr(item, name)):
                 setattr(item, name, raw[name])
         if item.type == "function_call" and isinstance(raw.get("arguments"), str) and raw["arguments"]:
             if raw["arguments"] != item.arguments:
@@ -119,12 +172,33 @@ class ResponsesAssembler:
             item.summary = {i: Fragments(_text_of(n, s)) for i, s in enumerate(raw["summary"])}
         if isinstance(raw.get("encrypted_content"), str):
             item.encrypted_content = raw["encrypted_content"]
+        if item.type in BUILTIN_PAYLOADS:
+            self._apply_builtin(n, item, raw)
+
+    def _apply_builtin(self, n: int, item: _Item, raw: dict[str, Any]) -> None:
+        """A built-in call's payload, as the latest full item carries it, and whether the API runs it itself."""
+        key = BUILTIN_PAYLOADS[item.type]
+        if key is None:
+            payload: Any = {name: raw[name] for name in MCP_APPROVAL_FIELDS if name in raw} or None
+        else:
+            payload = raw.get(key)
+        if payload is not None and payload != item.payload:
+            item.payload, item.last_chunk = payload, n
+        if item.type == "shell_call" and "environment" in raw:
+            environment = raw["environment"]
+            item.runs_on_server = isinstance(environment, dict) and environment.get("type") not in (None, "local")
+        if item.type == "tool_search_call" and "execution" in raw:
+            item.runs_on_server = raw["execution"] != "client"
 
     def _item_at(self, n: int, event: dict[str, Any]) -> _Item:
         index = _int_field(n, event, "output_index")
-        if index not in self.items:
+        here = self._items_at(index)
+        if not here:
             raise AssemblyError(n, f"{event['type']} for output_index {index} before its output_item.added")
-        return self.items[index]
+        # Rule 1: the index is the key and item_id a cross-check, except where the index holds several items.
+        if len(here) > 1:
+            return _by_id(here, event.get("item_id")) or here[-1]
+        return here[0]
 
     # -- content parts ---------------------------------------------------------------------------
 
@@ -193,19 +267,21 @@ class ResponsesAssembler:
         # of the stream), which may still replace them: the event must carry what the result holds.
         item = self._item_at(n, event)
         value = _str_field(n, event, name)
+        if item.type == "function_call":
+            item.arguments_done = value
         if value != item.arguments:
             item.arguments, item.last_chunk = value, n
 
     def _call_done(self, n: int, item: _Item) -> None:
-        if item.type in CALL_KINDS and not item.done_emitted:
+        if item.call_kind is not None and not item.done_emitted:
             item.done_emitted = True
             self.events.append(
                 {
                     "type": "tool_call_done",
                     "choice": 0,
-                    "id": item.call_id,
-                    "name": item.name,
-                    "arguments": item.arguments,
+                    "id": item.answer_id,
+                    "name": item.type if item.call_kind == "builtin" else item.name,
+                    "arguments": item.call_arguments,
                     "after_chunk": n,
                 }
             )
@@ -234,31 +310,48 @@ class ResponsesAssembler:
     def _fill_from_terminal(self) -> None:
         """Rule 3: the terminal response's output completes what the events left unfinished.
 
-        An item the events never brought is taken from it; an item without its output_item.done takes
-        the fields it carries. Items the events finished keep what the events said, and an empty or
-        missing terminal output (proxies send one) changes nothing.
+        A terminal item stands for the streamed item with its `id`; failing that, for the streamed item
+        of its type with its `call_id`; failing that, for the streamed item of its type at its position
+        (proxies drop or re-mint ids). Each streamed item stands for one terminal item at most. An item
+        without its output_item.done takes the fields the terminal item carries, but keeps the identity
+        the events gave it; an item the terminal output alone carries is taken from it, after any the
+        events put at its position. Items the events finished keep what the events said, and an empty
+        or missing terminal output (proxies send one) changes nothing.
         """
         output = (self.terminal or {}).get("output")
         if not isinstance(output, list):
             return
         n = self.terminal_chunk
+        claimed: set[int] = set()
         for position, raw in enumerate(output):
             if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
                 raise AssemblyError(n, f"terminal response output[{position}] is not an object with a string `type`")
-            item = next((i for i in self.items.values() if raw.get("id") and i.id == raw["id"]), None)
-            if item is None and position not in self.items:
-                item = self.items[position] = _Item(type=raw["type"], id=raw.get("id"), last_chunk=n)
-            if item is not None and not item.finished and item.type == raw["type"]:
+            item = self._stood_for(raw, position, claimed)
+            if item is None:
+                item = self._new_item(n, raw, position)
                 self._apply_item(n, item, raw)
+            elif not item.finished:
+                self._apply_item(n, item, raw, identity=False)
+            claimed.add(id(item))
+
+    def _stood_for(self, raw: dict[str, Any], position: int, claimed: set[int]) -> _Item | None:
+        """The streamed item a terminal output item stands for (rule 3), or None."""
+        free = [item for item in self.items if id(item) not in claimed]
+        same_type = [item for item in free if item.type == raw["type"]]
+        return (
+            _by_id(free, raw.get("id"))
+            or _by_call_id(same_type, raw.get("call_id"))
+            or next((item for item in same_type if item.output_index == position), None)
+        )
 
     def finish(self) -> ReferenceOutcome:
         self._fill_from_terminal()
-        for index in sorted(self.items):  # a call the stream never marked done ends with the stream
-            self._call_done(max(self.chunks_seen - 1, 0), self.items[index])
+        ordered = sorted(self.items, key=lambda item: item.output_index)  # stable: arrival order within an index
+        for item in ordered:  # a call the stream never marked done ends with the stream
+            self._call_done(max(self.chunks_seen - 1, 0), item)
         parts: list[dict[str, Any]] = []
         last_fragment: dict[tuple[int, int], int] = {}
-        for index in sorted(self.items):
-            item = self.items[index]
+        for item in ordered:
             if item.type == "message":
                 for position in sorted(item.content):
                     content = item.content[position]
@@ -272,9 +365,13 @@ class ResponsesAssembler:
                 )
                 summary = [item.summary[i].text() for i in sorted(item.summary)]
                 parts.append(reasoning_part(text, summary, item.encrypted_content))
-            elif item.type in CALL_KINDS:
+            elif item.call_kind is not None:
                 last_fragment[(0, len(parts))] = item.last_chunk
-                parts.append(tool_call_part(CALL_KINDS[item.type], item.call_id, item.id, item.name, item.arguments))
+                name = item.type if item.call_kind == "builtin" else item.name
+                part = tool_call_part(item.call_kind, item.answer_id, item.id, name, item.call_arguments)
+                if item.conflicting:
+                    part["flagged"] = True  # rule 2: the stream gave two final values; the conflict is reported
+                parts.append(part)
         terminal = self.terminal or {}
         details = terminal.get("incomplete_details")
         choice = {
@@ -285,6 +382,25 @@ class ResponsesAssembler:
         }
         result = {"choices": [choice], "usage": terminal.get("usage"), "error": self.error, "events": self.events}
         return ReferenceOutcome(result, last_fragment)
+
+
+def _by_id(items: list[_Item], item_id: Any) -> _Item | None:
+    return next((item for item in items if item_id and item.id == item_id), None)
+
+
+def _by_call_id(items: list[_Item], call_id: Any) -> _Item | None:
+    return next((item for item in items if call_id and item.call_id == call_id), None)
+
+
+def _same_arguments(a: str, b: str) -> bool:
+    """Two arguments texts say the same when they parse to equal JSON (a relay re-serialising one changes
+    nothing), or, when one does not parse, when they are the same text."""
+    if a == b:
+        return True
+    try:
+        return bool(json.loads(a) == json.loads(b))
+    except ValueError:
+        return False
 
 
 def _item_of(n: int, event: dict[str, Any]) -> dict[str, Any]:

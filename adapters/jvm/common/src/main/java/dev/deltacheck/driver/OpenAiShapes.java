@@ -79,9 +79,54 @@ public final class OpenAiShapes {
             } else if ("custom_tool_call".equals(type)) {
                 parts.add(Results.toolCallPart("custom", (String) item.get("call_id"), (String) item.get("id"),
                         (String) item.get("name"), argumentsText(item.get("input"))));
+            } else {
+                Map<String, Object> call = builtinCall(item);
+                if (call != null) parts.add(call);
             }
         }
         return parts;
+    }
+
+    /**
+     * A built-in call the client carries out or answers (CONTRACT.md 3.3 openai-responses rule 7), from the item
+     * as the library wrote it: apply_patch_call.operation, local_shell_call.action, shell_call.action (its
+     * environment says whether the API ran it in a container), tool_search_call.arguments (with its execution),
+     * mcp_approval_request's server_label, name and arguments. Null for any other item.
+     */
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> builtinCall(Map<String, Object> item) {
+        String type = String.valueOf(item.get("type"));
+        Object payload;
+        switch (type) {
+            case "apply_patch_call":
+                payload = item.get("operation");
+                break;
+            case "local_shell_call":
+                payload = item.get("action");
+                break;
+            case "shell_call": {
+                Object environment = item.get("environment");
+                if (environment instanceof Map && !"local".equals(((Map<String, Object>) environment).get("type"))) {
+                    return null; // run by the API in a hosted container
+                }
+                payload = item.get("action");
+                break;
+            }
+            case "tool_search_call":
+                if (!"client".equals(item.get("execution"))) return null; // executed by the server
+                payload = item.get("arguments");
+                break;
+            case "mcp_approval_request": {
+                Map<String, Object> request = new java.util.LinkedHashMap<>();
+                for (String key : List.of("server_label", "name", "arguments")) request.put(key, item.get(key));
+                payload = request;
+                break;
+            }
+            default:
+                return null;
+        }
+        Object answer = "mcp_approval_request".equals(type) ? item.get("id") : item.get("call_id");
+        return Results.toolCallPart("builtin", (String) answer, (String) item.get("id"), type, argumentsText(payload));
     }
 
     /** The canonical result of a terminal Response: one choice, its status, usage and error. */

@@ -64,7 +64,10 @@ fun main(args: Array<String>) {
                 "finish_reason" to "Koog turns response.completed into StreamFrame.End(finishReason = null): the response status is not kept",
                 "finish_detail" to "Koog keeps no incomplete_details: only response.completed becomes a frame",
                 "annotations" to "StreamFrame.TextComplete carries the text only, no annotations",
-                "item_id" to "ToolCallComplete carries the call id only, not the output item's id"),
+                "item_id" to "ToolCallComplete carries the call id only, not the output item's id",
+                "builtin_tools" to "Koog's StreamFrame flow has no frame for a built-in call: ToolCallComplete is a " +
+                    "function tool's call (id, name, arguments text) with no item type, and OpenAILLMClient's Responses " +
+                    "streaming turns only Item.OutputMessage, Item.Reasoning and Item.FunctionToolCall into frames"),
         ) { request -> run(request, OpenAIResponsesParams()) },
     )
 }

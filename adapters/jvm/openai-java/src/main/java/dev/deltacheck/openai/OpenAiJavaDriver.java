@@ -54,7 +54,7 @@ public final class OpenAiJavaDriver {
         String version = Results.loadedVersion(ChatCompletionAccumulator.class, "openai-java-core");
         List<String> chatCapabilities = List.of("refusal", "reasoning", "finish_reason", "usage", "error", "multiple_choices");
         List<String> responsesCapabilities = List.of("finish_detail", "refusal", "reasoning", "reasoning_signature",
-                "annotations", "item_id", "custom_tools", "finish_reason", "usage", "error");
+                "annotations", "item_id", "custom_tools", "builtin_tools", "finish_reason", "usage", "error");
         Driver.serve(args, "openai-java", version,
                 new Driver.Mode(
                         "chat",
