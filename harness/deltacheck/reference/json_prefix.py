@@ -1,4 +1,9 @@
-"""Whether a text can still grow into one JSON value: the test behind re-sent arguments (CONTRACT 3.3)."""
+"""Whether a text can still grow into one JSON value.
+
+The Chat Completions reference once used it to take an arguments fragment that re-sends the text so far
+as a snapshot; CONTRACT 3.3 openai-chat rule 2 now appends every fragment, and the mutant of that old
+rule (protocols/openai_chat/mutants.py) is what still asks.
+"""
 
 from __future__ import annotations
 

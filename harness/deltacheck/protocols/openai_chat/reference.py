@@ -8,7 +8,6 @@ from typing import Any
 
 from deltacheck.errors import AssemblyError
 from deltacheck.reference.fragments import JsonFragments
-from deltacheck.reference.json_prefix import is_json_prefix
 from deltacheck.reference.parts import (
     ReferenceOutcome,
     error_type,
@@ -128,14 +127,14 @@ class ChatAssembler:
         if new_id is None and new_name is None and arguments in (None, ""):
             return  # only metadata (Gemini's extra_content): nothing here identifies or fills a call
         call = choice.current.get(key)
+        emitted_again = call is not None and _complete(call) and self._is_resent(call, new_id, new_name, arguments)
         if call is None:
             call = self._open_call(choice, slot, key, n)
-        elif (
-            (new_id is not None or new_name is not None or slot is None)
-            and _complete(call)
-            and not self._is_resent(call, new_id, new_name, arguments)
-        ):
+        elif (new_id is not None or new_name is not None or slot is None) and _complete(call) and not emitted_again:
             call = self._open_call(choice, slot, key, n)  # rules 4 and 5: a reused index, after a whole call
+        if emitted_again:
+            self._take_call_emitted_again(n, call, arguments)
+            return
         if new_id is not None and call.id is None:
             call.id = new_id
         if new_name is not None:
@@ -156,26 +155,28 @@ class ChatAssembler:
 
     @staticmethod
     def _is_resent(call: _Call, new_id: str | None, new_name: str | None, arguments: Any) -> bool:
-        """Rule 4: an entry with the whole call's own id (and its name, or none) that re-sends its
-        arguments, or none, is that call emitted again, not a new call at the same index."""
+        """Rule 4: an entry with the whole call's own id (and its name, or none) whose arguments are
+        none or exactly the call's complete arguments is that call emitted again, not a new call."""
         if new_id is None or new_id != call.id or new_name not in (None, call.name):
             return False
+        # Reading the arguments costs their length: worth it only for a value exactly as long.
         return arguments in (None, "") or (
-            isinstance(arguments, str)
-            and len(arguments) >= call.fragments.length
-            and arguments.startswith(call.arguments)
+            isinstance(arguments, str) and len(arguments) == call.fragments.length and arguments == call.arguments
         )
+
+    @staticmethod
+    def _take_call_emitted_again(n: int, call: _Call, arguments: Any) -> None:
+        """Rule 4: the call emitted again carries nothing the call lacks; it is its last fragment so far."""
+        call.last_chunk = n
 
     def _add_arguments(self, n: int, call: _Call, value: Any) -> None:
         if value is None:
             return
         call.last_chunk = n
         if isinstance(value, str):
-            # Reading the arguments so far costs their length: worth it only for a fragment as long.
-            if len(value) >= call.fragments.length and _resends_whole(call.arguments, value):
-                call.arguments = value  # rule 2: the arguments so far, re-sent whole (a snapshot), replace them
-            else:
-                call.fragments.append(value)
+            # Rule 2: appended as received, even when it begins with the arguments so far (a snapshot
+            # stream, or a prefix shared by chance): rewriting would turn the bytes into other JSON.
+            call.fragments.append(value)
         elif isinstance(value, (dict, list)) and not call.fragments.length:
             call.arguments = json_text(value)  # rule 6: arguments sent as a JSON value
         else:
@@ -254,12 +255,6 @@ def _append_reasoning(n: int, delta: dict[str, Any], into: list[str]) -> None:
         raise AssemblyError(n, "delta carries different `reasoning_content` and `reasoning` fragments")
     if present:
         _append_text(n, delta, present[0], into)
-
-
-def _resends_whole(so_far: str, value: str) -> bool:
-    """A fragment that begins with everything received so far, where appending it could no longer
-    give one JSON value but the fragment alone still can, is the arguments so far re-sent whole."""
-    return bool(so_far) and value.startswith(so_far) and is_json_prefix(value) and not is_json_prefix(so_far + value)
 
 
 def _merge_name(n: int, call: _Call, name: str) -> str:
