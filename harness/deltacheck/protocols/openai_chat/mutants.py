@@ -304,6 +304,14 @@ class _ResentCallOpensNewCall(ChatAssembler):
         return False
 
 
+class _IndexlessContinuationOpensCall(ChatAssembler):
+    """An index-less fragment always belongs to the index-less sequence, even one that continues an indexed call."""
+
+    @staticmethod
+    def _continued_indexed_call(choice):
+        return None
+
+
 class _LegacyStubOpensCall(ChatAssembler):
     """Any delta.function_call opens a legacy call, even an empty stub beside tool_calls."""
 
@@ -488,6 +496,13 @@ MUTANTS = [
         "snapshot-rewrites-arguments",
         "a fragment that begins with the arguments so far replaces them instead of being appended",
         _SnapshotRewritesArguments,
+        "",
+    ),
+    (
+        33,
+        "indexless-continuation-opens-call",
+        "an index-less fragment continuing a call sent with an index opens a nameless call of its own",
+        _IndexlessContinuationOpensCall,
         "",
     ),
 ]

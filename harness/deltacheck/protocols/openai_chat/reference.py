@@ -48,6 +48,7 @@ class _Choice:
     refusal: list[str] = field(default_factory=list)
     calls: list[_Call] = field(default_factory=list)
     current: dict[int, _Call] = field(default_factory=dict)  # slot index (-1: no index) -> the call it now names
+    latest: _Call | None = None  # the call the choice's last tool_calls entry went to
     legacy: _Call | None = None
     finish_reason: str | None = None
 
@@ -127,11 +128,18 @@ class ChatAssembler:
         if new_id is None and new_name is None and arguments in (None, ""):
             return  # only metadata (Gemini's extra_content): nothing here identifies or fills a call
         call = choice.current.get(key)
+        if slot is None and new_id is None and new_name is None and (call is None or _complete(call)):
+            continued = self._continued_indexed_call(choice)
+            if continued is not None:  # rule 5: a continuation that lost its index
+                choice.latest = continued
+                self._add_arguments(n, continued, arguments)
+                return
         emitted_again = call is not None and _complete(call) and self._is_resent(call, new_id, new_name, arguments)
         if call is None:
             call = self._open_call(choice, slot, key, n)
         elif (new_id is not None or new_name is not None or slot is None) and _complete(call) and not emitted_again:
             call = self._open_call(choice, slot, key, n)  # rules 4 and 5: a reused index, after a whole call
+        choice.latest = call
         if emitted_again:
             self._take_call_emitted_again(n, call, arguments)
             return
@@ -163,6 +171,14 @@ class ChatAssembler:
         return arguments in (None, "") or (
             isinstance(arguments, str) and len(arguments) == call.fragments.length and arguments == call.arguments
         )
+
+    @staticmethod
+    def _continued_indexed_call(choice: _Choice) -> _Call | None:
+        """Rule 5: an index-less fragment with no identity, where no index-less call is open, continues the
+        call the choice's previous entry went to when that call has an index and its arguments are not yet
+        whole (servers that send index on a call's first fragment only)."""
+        latest = choice.latest
+        return latest if latest is not None and latest.slot is not None and not _complete(latest) else None
 
     @staticmethod
     def _take_call_emitted_again(n: int, call: _Call, arguments: Any) -> None:
