@@ -26,6 +26,7 @@ PROTOCOL = Protocol(
     framing=SseFraming(named_events=True),
     capability_notes={
         "custom_tools": "custom tool calls are a Responses item type; Anthropic Messages has none",
+        "extra_content": "extra_content is a Chat Completions tool-call extension; Anthropic tool_use blocks carry none",
         "item_id": "item ids belong to Responses output items; Anthropic content blocks have none",
         "multiple_choices": "an Anthropic message is a single choice",
         "refusal": "Anthropic Messages has no refusal content block (a refusal is only a stop_reason)",

@@ -312,6 +312,17 @@ class _IndexlessContinuationOpensCall(ChatAssembler):
         return None
 
 
+class _ExtraContentDropped(ChatAssembler):
+    """A tool call's extra_content (Gemini's thought signature) is not kept: the next request is rejected."""
+
+    def finish(self):
+        outcome = super().finish()
+        for choice in outcome.result["choices"]:
+            for part in choice["parts"]:
+                part.pop("extra_content", None)
+        return outcome
+
+
 class _LegacyStubOpensCall(ChatAssembler):
     """Any delta.function_call opens a legacy call, even an empty stub beside tool_calls."""
 
@@ -503,6 +514,13 @@ MUTANTS = [
         "indexless-continuation-opens-call",
         "an index-less fragment continuing a call sent with an index opens a nameless call of its own",
         _IndexlessContinuationOpensCall,
+        "",
+    ),
+    (
+        34,
+        "extra-content-dropped",
+        "a tool call's extra_content (Gemini's thought signature) is lost",
+        _ExtraContentDropped,
         "",
     ),
 ]

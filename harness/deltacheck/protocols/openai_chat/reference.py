@@ -30,6 +30,7 @@ class _Call:
     fragments: JsonFragments = field(default_factory=JsonFragments)  # the arguments
     last_chunk: int = 0
     done_emitted: bool = False
+    extra_content: dict[str, Any] | None = None  # the provider's extension object (rule 5), merged key by key
 
     @property
     def arguments(self) -> str:
@@ -49,6 +50,8 @@ class _Choice:
     calls: list[_Call] = field(default_factory=list)
     current: dict[int, _Call] = field(default_factory=dict)  # slot index (-1: no index) -> the call it now names
     latest: _Call | None = None  # the call the choice's last tool_calls entry went to
+    # slot index (-1: no index) -> extra_content sent there before any call, for the call that opens there next
+    pending_extra: dict[int, dict[str, Any]] = field(default_factory=dict)
     legacy: _Call | None = None
     finish_reason: str | None = None
 
@@ -125,13 +128,26 @@ class ChatAssembler:
             raise AssemblyError(n, f"tool_calls[].index is {slot!r}, not a non-negative integer")
         key = -1 if slot is None else slot  # index-less entries share one "current call" of their own
         arguments = function.get("arguments")
-        if new_id is None and new_name is None and arguments in (None, ""):
-            return  # only metadata (Gemini's extra_content): nothing here identifies or fills a call
+        extra = entry.get("extra_content")
+        if extra is not None and not isinstance(extra, dict):
+            raise AssemblyError(n, "tool_calls[].extra_content is not an object")
         call = choice.current.get(key)
+        if new_id is None and new_name is None and arguments in (None, ""):
+            # Only metadata: nothing here identifies or fills a call (rule 5), but Gemini's extra_content
+            # belongs to the call this entry names, or to the next one opened there.
+            if extra:
+                target = call if call is not None or slot is not None else choice.latest
+                if target is not None:
+                    _merge_extra(target, extra)
+                else:
+                    choice.pending_extra[key] = {**choice.pending_extra.get(key, {}), **extra}
+            return
         if slot is None and new_id is None and new_name is None and (call is None or _complete(call)):
             continued = self._continued_indexed_call(choice)
             if continued is not None:  # rule 5: a continuation that lost its index
                 choice.latest = continued
+                if extra:
+                    _merge_extra(continued, extra)
                 self._add_arguments(n, continued, arguments)
                 return
         emitted_again = call is not None and _complete(call) and self._is_resent(call, new_id, new_name, arguments)
@@ -140,6 +156,10 @@ class ChatAssembler:
         elif (new_id is not None or new_name is not None or slot is None) and _complete(call) and not emitted_again:
             call = self._open_call(choice, slot, key, n)  # rules 4 and 5: a reused index, after a whole call
         choice.latest = call
+        if key in choice.pending_extra:
+            _merge_extra(call, choice.pending_extra.pop(key))
+        if extra:
+            _merge_extra(call, extra)
         if emitted_again:
             self._take_call_emitted_again(n, call, arguments)
             return
@@ -238,7 +258,10 @@ class ChatAssembler:
                 parts.append(refusal_part("".join(choice.refusal)))
             for call in _ordered_calls(choice):
                 last_fragment[(index, len(parts))] = call.last_chunk
-                parts.append(tool_call_part("function", call.id, None, call.name, call.arguments))
+                part = tool_call_part("function", call.id, None, call.name, call.arguments)
+                if call.extra_content is not None:
+                    part["extra_content"] = call.extra_content
+                parts.append(part)
             choices.append(
                 {"index": index, "parts": parts, "finish_reason": choice.finish_reason, "finish_detail": None}
             )
@@ -271,6 +294,11 @@ def _append_reasoning(n: int, delta: dict[str, Any], into: list[str]) -> None:
         raise AssemblyError(n, "delta carries different `reasoning_content` and `reasoning` fragments")
     if present:
         _append_text(n, delta, present[0], into)
+
+
+def _merge_extra(call: _Call, extra: dict[str, Any]) -> None:
+    """Rule 5: each key of a later extra_content object replaces the same key of an earlier one."""
+    call.extra_content = {**(call.extra_content or {}), **extra}
 
 
 def _merge_name(n: int, call: _Call, name: str) -> str:
