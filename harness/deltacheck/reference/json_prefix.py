@@ -1,8 +1,8 @@
 """Whether a text can still grow into one JSON value.
 
-The Chat Completions reference once used it to take an arguments fragment that re-sends the text so far
-as a snapshot; CONTRACT 3.3 openai-chat rule 2 now appends every fragment, and the mutant of that old
-rule (protocols/openai_chat/mutants.py) is what still asks.
+A reference assembler once used it to take an arguments fragment that re-sends the text so far as a
+snapshot; the contract now appends every fragment (CONTRACT 3.3), and the mutant that puts that old
+rule back (in its protocol's mutants.py) is what still asks.
 """
 
 from __future__ import annotations
