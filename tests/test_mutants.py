@@ -51,7 +51,7 @@ def test_a_new_protocol_package_gets_the_shared_mutants_its_wire_can_have(tmp_pa
 
 def test_a_new_protocol_adds_its_bug_classes_after_the_rest_and_joins_existing_ones(tmp_path, monkeypatch):
     new = _new_protocol(tmp_path, monkeypatch, "protocol_with_mutants", mutants=(
-        'MUTANTS = [(32, "new-protocol-bug", "a bug of the new protocol", Assembler, "")]\n'
+        f'MUTANTS = [({len(MUTANTS) + 1}, "new-protocol-bug", "a bug of the new protocol", Assembler, "")]\n'
         f'JOINS = {{"{MUTANTS[0].name}": Assembler}}\n'))
     classes = _bug_classes([*all_protocols(), new])
     assert [c.name for c in classes] == [m.name for m in MUTANTS] + ["new-protocol-bug"]
