@@ -19,7 +19,6 @@ from typing import Any
 
 import pytest
 
-import deltacheck.protocols.openai_chat.reference as chat_module
 from deltacheck.cost import long_streams
 from deltacheck.protocols import PROTOCOLS
 from deltacheck.reference import assemble
@@ -73,7 +72,6 @@ def counting_reads(read):
 @pytest.fixture
 def counting(monkeypatch):
     monkeypatch.setattr(json, "loads", counting_text_argument(json.loads))
-    monkeypatch.setattr(chat_module, "is_json_prefix", counting_text_argument(chat_module.is_json_prefix))
     monkeypatch.setattr(JsonFragments, "_scan", counting_text_argument(JsonFragments._scan))
     monkeypatch.setattr(Fragments, "text", counting_reads(Fragments.text))
 

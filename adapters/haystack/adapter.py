@@ -17,7 +17,8 @@ Mapping (the library's result, nothing more):
 - `ToolCall` -> tool_call kind function. Chat: `id` = `ToolCall.id` (haystack's "" when it saw none),
   Responses: `id` = `extra["call_id"]`, `item_id` = `ToolCall.id` (haystack keys Responses calls by item id
   and keeps the call_id in `extra`). `arguments` = json.dumps of haystack's parsed `arguments` dict
-  (haystack drops a call whose arguments are not valid JSON, with a warning).
+  (haystack drops a call whose arguments are not valid JSON, with a warning). Chat: `extra_content` =
+  `extra["extra_content"]`, `extra` being ToolCall's dict of provider-specific information.
 - Chat: finish_reason = `meta["finish_reason"]`, haystack's FinishReason (the provider's value, except
   `function_call` -> `tool_calls`; the last one of the stream); usage = `meta["usage"]` (haystack's
   model_dump of the SDK's usage object).
@@ -128,7 +129,8 @@ class HaystackOpenAIChat(_HaystackAdapter):
     name = manifest_name("haystack-openai-chat")
     protocol = "openai-chat"
     protocols = frozenset({protocol})
-    capabilities = frozenset({"refusal", "reasoning", "finish_reason", "usage", "error", "multiple_choices"})
+    capabilities = frozenset({"refusal", "reasoning", "finish_reason", "usage", "error", "multiple_choices",
+                              "extra_content"})
     capability_notes = dict(flags=FLAGS_NOTE, events=EVENTS_NOTE)
     generator_class = OpenAIChatGenerator
     code_path = ("haystack OpenAIChatGenerator(http_client_kwargs={'transport': httpx.MockTransport serving "
@@ -141,8 +143,12 @@ class HaystackOpenAIChat(_HaystackAdapter):
         return {"choices": choices, "usage": usage, "error": None}
 
     def _tool_call(self, call: ToolCall) -> dict[str, Any]:
-        return {"type": "tool_call", "kind": "function", "id": call.id, "item_id": None, "name": call.tool_name,
+        part = {"type": "tool_call", "kind": "function", "id": call.id, "item_id": None, "name": call.tool_name,
                 "arguments": json.dumps(call.arguments, ensure_ascii=False)}
+        extension = (call.extra or {}).get("extra_content")  # ToolCall.extra: haystack's provider-specific fields
+        if extension is not None:
+            part["extra_content"] = extension
+        return part
 
 
 class HaystackOpenAIResponses(_HaystackAdapter):

@@ -186,6 +186,9 @@ class LangChainOpenAIChat(_LangChainAdapter):
     capabilities = frozenset({"refusal", "reasoning", "finish_reason", "error", "flags"})
     capability_notes = dict(
         events='.stream() yields AIMessageChunks only, with no tool-call completion events',
+        extra_content=("_convert_delta_to_message_chunk builds each ToolCallChunk from function.name, function.arguments, "
+                       "id and index only, and ToolCall/ToolCallChunk (langchain_core.messages.tool) have no field for "
+                       "a call's provider extension"),
         multiple_choices='ChatOpenAI reads choices[0] of every chunk and yields one message',
         usage="usage_metadata is LangChain's own summed token counts; the provider's usage object is not kept in response_metadata when streaming")
     code_path = ("langchain_openai.ChatOpenAI(http_client=httpx2.Client(transport=MockTransport)).stream() on the "

@@ -21,7 +21,9 @@ Code paths
 
 What the result types cannot express (left out of `capabilities`, judged n/a)
 * Chat (`ModelResponse`): no text annotations for Chat (the contract defines none), no reasoning
-  signature, no item ids, no streaming events (litellm yields deltas only).
+  signature, no item ids, no streaming events (litellm yields deltas only). A call's `extra_content` is
+  read from its `provider_specific_fields`, where litellm keeps a tool call's provider fields (Gemini 3's
+  thought signature) and stream_chunk_builder merges them across chunks.
 * Anthropic through the OpenAI-shaped `ModelResponse`: usage is litellm's `Usage`
   (prompt_tokens/completion_tokens...), not Anthropic's usage object, so usage is n/a; every other field is
   mapped from what litellm put on the message, including where litellm merges or reorders blocks (one text
@@ -113,8 +115,13 @@ def _arguments(value: Any) -> str | None:
 
 def _tool_call_part(call: Any, kind: str = "function") -> dict[str, Any]:
     function = _get(call, "function")
-    return {"type": "tool_call", "kind": kind, "id": _get(call, "id"), "item_id": None,
+    part = {"type": "tool_call", "kind": kind, "id": _get(call, "id"), "item_id": None,
             "name": _get(function, "name"), "arguments": _arguments(_get(function, "arguments"))}
+    # A call's provider fields live in its provider_specific_fields (stream_chunk_builder keeps and merges them)
+    extension = (_get(call, "provider_specific_fields") or {}).get("extra_content")
+    if extension is not None:
+        part["extra_content"] = extension
+    return part
 
 
 def _message_parts(message: Any) -> list[dict[str, Any]]:
@@ -192,7 +199,8 @@ class LitellmOpenAIAdapter(_LitellmCompletion):
     library = "litellm"
     version = LITELLM_VERSION
     protocols = frozenset({"openai-chat"})
-    capabilities = frozenset({"refusal", "reasoning", "finish_reason", "usage", "error", "multiple_choices"})
+    capabilities = frozenset({"refusal", "reasoning", "finish_reason", "usage", "error", "multiple_choices",
+                              "extra_content"})
     capability_notes = dict(flags=FLAGS_NOTE,
         events='CustomStreamWrapper yields deltas only and stream_chunk_builder returns one ModelResponse: no tool-call completion events')
     code_path = ("litellm.completion(model='openai/...', stream=True) through the openai SDK over a respx-mocked "

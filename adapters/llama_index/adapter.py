@@ -10,7 +10,9 @@ Chat Completions (`OpenAI.stream_chat(messages, tools=[...])`), mapped from the 
 - `ThinkingBlock` -> reasoning (`content`), `TextBlock` -> text when its text is not empty (llama-index
   always keeps one TextBlock, "" when the stream sent no content), then one tool_call per entry of
   `message.additional_kwargs["tool_calls"]` (llama-index's own accumulation, `update_tool_calls`): `id`,
-  `function.name`, `function.arguments` as text as is (a dict -> json.dumps; None, no argument text, stays null).
+  `function.name`, `function.arguments` as text as is (a dict -> json.dumps; None, no argument text, stays null),
+  `extra_content` from the entry's untyped extra fields (`model_extra`: the entry is the openai SDK's
+  `ChoiceDeltaToolCall` of the call's first fragment, which `update_tool_calls` keeps and updates).
 - refusal = `ChatResponse.additional_kwargs["refusal"]` (see Responses: the same result type keeps a
   refusal there), after the text. The Chat Completions code never fills it, and that is judged.
 - usage: the last ChatResponse's `additional_kwargs` token counts (`prompt_tokens`, `completion_tokens`,
@@ -185,7 +187,7 @@ class LlamaIndexOpenAIChat(_LlamaIndexAdapter):
     name = manifest_name("llama-index-openai-chat")
     protocol = "openai-chat"
     protocols = frozenset({protocol})
-    capabilities = frozenset({"refusal", "reasoning", "usage", "error"})
+    capabilities = frozenset({"refusal", "reasoning", "usage", "error", "extra_content"})
     capability_notes = dict(flags=FLAGS_NOTE,
         events=("stream_chat yields cumulative ChatResponses that hold every call as accumulated so far, from its first "
                 "fragment on; nothing marks a call complete"),
@@ -218,9 +220,13 @@ class LlamaIndexOpenAIChat(_LlamaIndexAdapter):
             parts.append({"type": "refusal", "text": refusal})
         for call in last.message.additional_kwargs.get("tool_calls") or []:
             function = call.function
-            parts.append({"type": "tool_call", "kind": "function", "id": call.id, "item_id": None,
-                          "name": function.name if function else None,
-                          "arguments": _arguments(function.arguments if function else None)})
+            part = {"type": "tool_call", "kind": "function", "id": call.id, "item_id": None,
+                    "name": function.name if function else None,
+                    "arguments": _arguments(function.arguments if function else None)}
+            extension = (getattr(call, "model_extra", None) or {}).get("extra_content")
+            if extension is not None:  # an untyped extra field of the SDK's delta object llama-index keeps
+                part["extra_content"] = extension
+            parts.append(part)
         counts = {key: last.additional_kwargs[key] for key in USAGE_KEYS if key in last.additional_kwargs}
         choice = {"index": 0, "parts": parts, "finish_reason": None, "finish_detail": None}
         return {"choices": [choice], "usage": counts or None, "error": None}

@@ -24,7 +24,8 @@ openai 2.x); `version` is read from the installed distribution, and the manifest
 Mapping (never repaired): each choice's message as the SDK returns it. Chat: reasoning parts come
 from the SDK's untyped extra fields `reasoning_content` / `reasoning` (one part per field the SDK
 kept, in that order); text from `content`; refusal from `refusal`; tool calls from `tool_calls` in the
-SDK's list order, then a legacy `function_call`. Empty strings give no part (the canonical Chat
+SDK's list order (a call's `extra_content` from its untyped extra fields, `model_extra`), then a legacy
+`function_call`. Empty strings give no part (the canonical Chat
 form). Library objects (usage, Responses annotations) are written as the SDK's own `to_dict()` does
 (`model_dump(mode="json", exclude_unset=True)`): what the stream set, without fields the SDK's
 types merely default to null (see DUMP_OPTIONS). A tool call whose arguments the SDK holds
@@ -130,7 +131,8 @@ class _Base(Adapter):
 class OpenAIChatAdapter(_Base):
     name = manifest_name("openai-python-chat")
     protocols = frozenset({"openai-chat"})
-    capabilities = frozenset({"refusal", "reasoning", "finish_reason", "usage", "error", "multiple_choices", "events"})
+    capabilities = frozenset({"refusal", "reasoning", "finish_reason", "usage", "error", "multiple_choices", "events",
+                              "extra_content"})
     capability_notes = dict(flags=FLAGS_NOTE)
     code_path = ("openai.OpenAI().chat.completions.stream(...) iterated to the end, then get_final_completion(); "
                  "the fixture's SSE bytes are served by respx to the httpx.Client passed as http_client")
@@ -200,8 +202,12 @@ class OpenAIChatAdapter(_Base):
                 parts.append({"type": "tool_call", "kind": "custom", "id": call.id, "item_id": None,
                               "name": call.custom.name, "arguments": _arguments(call.custom.input)})
             else:
-                parts.append({"type": "tool_call", "kind": "function", "id": call.id, "item_id": None,
-                              "name": call.function.name, "arguments": _arguments(call.function.arguments)})
+                part = {"type": "tool_call", "kind": "function", "id": call.id, "item_id": None,
+                        "name": call.function.name, "arguments": _arguments(call.function.arguments)}
+                extension = (getattr(call, "model_extra", None) or {}).get("extra_content")
+                if extension is not None:  # kept by the helper's dict accumulation as an untyped extra field
+                    part["extra_content"] = extension
+                parts.append(part)
         if message.function_call is not None:
             parts.append({"type": "tool_call", "kind": "function", "id": None, "item_id": None,
                           "name": message.function_call.name, "arguments": _arguments(message.function_call.arguments)})

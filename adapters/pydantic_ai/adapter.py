@@ -20,7 +20,8 @@ Mapping (the library's result, nothing more):
 - `ToolCallPart` -> tool_call kind function; `id` = `tool_call_id` (pydantic-ai invents `pyd_ai_...` when
   the stream had none), `item_id` = the part's `id` (Responses item id), `arguments` = `args` as text, or
   json.dumps of a dict; `args=None` (pydantic-ai's "no arguments") is passed on as null, which
-  CONTRACT 4 compares as no arguments.
+  CONTRACT 4 compares as no arguments. Chat: `extra_content` = `provider_details['extra_content']`, where
+  pydantic-ai keeps a streamed call's `extra_content` (`map_tool_call_provider_details`).
 - A refusal is not a part in pydantic-ai: it is kept as text in `ModelResponse.provider_details['refusal']`.
   Its position is lost, so the adapter puts the refusal part after text and reasoning, before tool calls
   (the Chat Completions canonical order).
@@ -187,8 +188,12 @@ class _PydanticAIAdapter(Adapter):
             elif type(part) is ToolCallPart and part.tool_call_id in builtin:
                 continue  # pydantic-ai's own search_tools call for a client tool_search_call: see builtin_tools
             elif type(part) is ToolCallPart:
-                parts.append({"type": "tool_call", "kind": "function", "id": part.tool_call_id, "item_id": part.id,
-                              "name": part.tool_name, "arguments": _arguments(part.args)})
+                call = {"type": "tool_call", "kind": "function", "id": part.tool_call_id, "item_id": part.id,
+                        "name": part.tool_name, "arguments": _arguments(part.args)}
+                extension = (part.provider_details or {}).get("extra_content")
+                if self.protocol == "openai-chat" and extension is not None:
+                    call["extra_content"] = extension
+                parts.append(call)
             elif isinstance(part, (NativeToolCallPart, NativeToolReturnPart)):
                 continue  # server tools: not expressible (module docstring)
             elif isinstance(part, ToolSearchCallPart):
@@ -230,7 +235,7 @@ class PydanticAIOpenAIChat(_OpenAIAdapter):
     name = manifest_name("pydantic-ai-openai-chat")
     protocol = "openai-chat"
     protocols = frozenset({protocol})
-    capabilities = COMMON
+    capabilities = COMMON | {"extra_content"}
     capability_notes = dict(flags=FLAGS_NOTE,
         multiple_choices='ModelResponse is one message; pydantic-ai reads choices[0] of every chunk whatever its index',
         usage="usage is normalised into pydantic-ai's RequestUsage; the provider's usage object is not kept")

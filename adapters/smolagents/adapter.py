@@ -80,6 +80,8 @@ class SmolagentsOpenAIAdapter(Adapter):
     capabilities = frozenset({"error"})
     capability_notes = dict(flags=FLAGS_NOTE,
         events='generate_stream yields ChatMessageStreamDeltas only: no tool-call completion events',
+        extra_content=("ChatMessageToolCallStreamDelta (index, id, type, function) and ChatMessageToolCall (function, id, "
+                       "type) have no field for a call's provider extension"),
         finish_reason='generate_stream drops finish_reason: a delta carries content, tool_calls and token_usage only',
         multiple_choices='smolagents reads only choices[0] of each chunk',
         reasoning='generate_stream never reads reasoning from the delta, and ChatMessageStreamDelta has no reasoning field',

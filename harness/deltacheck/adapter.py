@@ -41,6 +41,7 @@ CAPABILITIES = {
     "multiple_choices": "choices other than index 0",
     "events": "tool-call completion events emitted while streaming",
     "flags": "a tool call kept but marked not executable (its arguments are not valid JSON, or the stream contradicts itself about them)",
+    "extra_content": "a tool call's provider extension object (Chat `extra_content`: Gemini's thought signature)",
 }
 
 

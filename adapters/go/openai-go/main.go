@@ -63,6 +63,9 @@ func main() {
 				"object cannot be read back",
 			"flags": "the accumulated ChatCompletionMessageToolCall keeps the arguments as a string; nothing marks " +
 				"arguments that do not parse",
+			"extra_content": "ChatCompletionMessageToolCall has no extra_content field and the accumulated ChatCompletion " +
+				"keeps no raw JSON (AddChunk copies a tool-call delta's id, type, name and arguments and ignores the JSON " +
+				"metadata), so a call's extra_content cannot be read back",
 		},
 	}, runChat)
 }

@@ -21,7 +21,9 @@
 // `openai.tools.customTool`). maxRetries is 0.
 //
 // Mapping (never repaired): Chat Completions has no part order on the wire, so that mode reads
-// `result.reasoningText` / `result.text` / `result.toolCalls` in the canonical kind order; the other two
+// `result.reasoningText` / `result.text` / `result.toolCalls` in the canonical kind order (a call's
+// `extra_content` from its providerMetadata, the SDK's per-call provider fields, under `openai`; the
+// chat model's chunk schema keeps no extra_content, so it is never there); the other two
 // read `result.content` in the SDK's order. Tool-call input is the SDK's parsed value serialised with
 // JSON.stringify (an invalid call the SDK could not parse carries the raw text, passed as is, and its
 // `invalid: true` is the canonical `flagged`).
@@ -149,8 +151,12 @@ async function chatChoice(result) {
   if (text !== '') parts.push(textPart(text));
   for (const call of await result.toolCalls) {
     if (call.providerExecuted) continue;
-    parts.push(toolCallPart('function', orNull(call.toolCallId), null, orNull(call.toolName), callArguments(call),
-      call.invalid === true));
+    const part = toolCallPart('function', orNull(call.toolCallId), null, orNull(call.toolName), callArguments(call),
+      call.invalid === true);
+    // A call's provider fields live in its providerMetadata, under the provider's name.
+    const extension = call.providerMetadata?.openai?.extra_content;
+    if (extension !== undefined && extension !== null) part.extra_content = extension;
+    parts.push(part);
   }
   return { index: 0, parts, finish_reason: orNull(await result.rawFinishReason), finish_detail: null };
 }
@@ -275,7 +281,7 @@ async function run(mode, request) {
 const MODES = {
   'openai-chat': {
     name: 'ai-sdk-openai-chat', family: 'openai', api: 'chat', protocols: ['openai-chat'],
-    capabilities: ['reasoning', 'finish_reason', 'usage', 'error', 'events', 'flags'],
+    capabilities: ['reasoning', 'finish_reason', 'usage', 'error', 'events', 'flags', 'extra_content'],
     capability_notes: {
       refusal: "@ai-sdk/openai's chat model streams refusal deltas as text, indistinguishable from content",
       multiple_choices: "@ai-sdk/openai's chat model reads choices[0] of every chunk",

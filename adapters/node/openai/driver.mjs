@@ -13,7 +13,8 @@
 // What it cannot express:
 //   chat: annotations (chat text has none), item ids, custom and server tools, reasoning signatures.
 //     Reasoning is what the library leaves on the message as the unknown delta fields
-//     `reasoning_content` / `reasoning` (it copies unknown fields with Object.assign).
+//     `reasoning_content` / `reasoning` (it copies unknown fields with Object.assign); a call's
+//     `extra_content` is the unknown tool-call field it copies the same way.
 //     The done event carries neither the choice nor the call id: the id is read from the stream's
 //     public `currentChatCompletionSnapshot` at the moment of the event, and the choice is the one the
 //     chunk being processed carries (or, when it carries several, the one whose call matches the
@@ -77,7 +78,10 @@ function chatChoice(choice) {
   for (const call of message.tool_calls ?? []) {
     if (call === undefined) continue;  // a hole in the library's sparse array is not a call
     const fn = call.function ?? {};
-    parts.push(toolCallPart('function', orNull(call.id), null, orNull(fn.name), argumentsText(fn.arguments)));
+    const part = toolCallPart('function', orNull(call.id), null, orNull(fn.name), argumentsText(fn.arguments));
+    // The accumulator copies a tool-call delta's unknown fields onto the call (Object.assign), extra_content too.
+    if (call.extra_content !== undefined && call.extra_content !== null) part.extra_content = call.extra_content;
+    parts.push(part);
   }
   if (message.function_call) {
     parts.push(toolCallPart('function', null, null, orNull(message.function_call.name), argumentsText(message.function_call.arguments)));
@@ -215,7 +219,7 @@ const MODES = {
   chat: {
     name: 'openai-node-chat',
     protocols: ['openai-chat'],
-    capabilities: ['refusal', 'reasoning', 'finish_reason', 'usage', 'error', 'multiple_choices', 'events'],
+    capabilities: ['refusal', 'reasoning', 'finish_reason', 'usage', 'error', 'multiple_choices', 'events', 'extra_content'],
     capability_notes: { flags: FLAGS_NOTE },
     code_path: 'openai-node client.chat.completions.stream() (ChatCompletionStream) -> finalChatCompletion(), '
       + 'with its tool_calls.function.arguments.done events; the SSE bytes come from a custom fetch '

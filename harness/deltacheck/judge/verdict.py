@@ -47,6 +47,7 @@ STRIPPABLE = frozenset(
         "item_id",
         "multiple_choices",
         "flags",
+        "extra_content",
     }
 )
 
@@ -206,6 +207,8 @@ def strip_unsupported(result: dict[str, Any], capabilities: frozenset[str]) -> t
         drop_field("item_id", "tool_call", "item_id")
     if "flags" not in capabilities:
         drop_field("flags", "tool_call", "flagged")
+    if "extra_content" not in capabilities:
+        drop_field("extra_content", "tool_call", "extra_content")
     if "multiple_choices" not in capabilities:
         result["choices"] = [c for c in result.get("choices", []) if c.get("index") == 0]
     result.pop("events", None)

@@ -1,4 +1,9 @@
-"""Whether a text can still grow into one JSON value: the test behind re-sent arguments (CONTRACT 3.3)."""
+"""Whether a text can still grow into one JSON value.
+
+A reference assembler once used it to take an arguments fragment that re-sends the text so far as a
+snapshot; the contract now appends every fragment (CONTRACT 3.3), and the mutant that puts that old
+rule back (in its protocol's mutants.py) is what still asks.
+"""
 
 from __future__ import annotations
 

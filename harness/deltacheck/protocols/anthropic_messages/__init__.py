@@ -27,6 +27,7 @@ PROTOCOL = Protocol(
     capability_notes={
         "builtin_tools": "built-in tool calls of kind builtin are Responses output items; Anthropic's client-run tools (bash, text editor) stream as tool_use blocks",
         "custom_tools": "custom tool calls are a Responses item type; Anthropic Messages has none",
+        "extra_content": "extra_content is a Chat Completions tool-call extension; Anthropic tool_use blocks carry none",
         "item_id": "item ids belong to Responses output items; Anthropic content blocks have none",
         "multiple_choices": "an Anthropic message is a single choice",
         "refusal": "Anthropic Messages has no refusal content block (a refusal is only a stop_reason)",

@@ -8,6 +8,7 @@ turns the declarations at the end into the mutants `deltacheck mutants` runs.
 from __future__ import annotations
 
 from deltacheck.protocols.openai_chat.reference import ChatAssembler, _complete, _nonempty
+from deltacheck.reference.json_prefix import is_json_prefix
 
 
 class _AppendsFragments(ChatAssembler):
@@ -272,13 +273,25 @@ class _NumericErrorCodeDropped(ChatAssembler):
             self.error["type"] = None
 
 
-class _CumulativeArgumentsAppended(ChatAssembler):
-    """Every arguments fragment is appended, even one that re-sends the whole arguments so far."""
+class _ResentCallArgumentsAppended(ChatAssembler):
+    """A whole call emitted again joins the call it repeats, but its arguments are appended to the call's."""
+
+    @staticmethod
+    def _take_call_emitted_again(n, call, arguments):
+        call.last_chunk = n
+        if isinstance(arguments, str):
+            call.fragments.append(arguments)
+
+
+class _SnapshotRewritesArguments(ChatAssembler):
+    """The old snapshot rule: a fragment that begins with the arguments so far, where appending could no
+    longer form JSON but the fragment alone still can, replaces them, whether or not the stream re-sends."""
 
     def _add_arguments(self, n, call, value):
-        if isinstance(value, str):
+        so_far = call.arguments if isinstance(value, str) else ""
+        if so_far and value.startswith(so_far) and is_json_prefix(value) and not is_json_prefix(so_far + value):
             call.last_chunk = n
-            call.arguments += value
+            call.arguments = value
         else:
             super()._add_arguments(n, call, value)
 
@@ -289,6 +302,25 @@ class _ResentCallOpensNewCall(ChatAssembler):
     @staticmethod
     def _is_resent(call, new_id, new_name, arguments):
         return False
+
+
+class _IndexlessContinuationOpensCall(ChatAssembler):
+    """An index-less fragment always belongs to the index-less sequence, even one that continues an indexed call."""
+
+    @staticmethod
+    def _continued_indexed_call(choice):
+        return None
+
+
+class _ExtraContentDropped(ChatAssembler):
+    """A tool call's extra_content (Gemini's thought signature) is not kept: the next request is rejected."""
+
+    def finish(self):
+        outcome = super().finish()
+        for choice in outcome.result["choices"]:
+            for part in choice["parts"]:
+                part.pop("extra_content", None)
+        return outcome
 
 
 class _LegacyStubOpensCall(ChatAssembler):
@@ -409,9 +441,9 @@ MUTANTS = [
     ),
     (
         21,
-        "cumulative-arguments-appended",
-        "arguments re-sent whole so far appended to themselves instead of replacing them",
-        _CumulativeArgumentsAppended,
+        "resent-call-arguments-appended",
+        "a whole call emitted again has its arguments appended to the call it repeats",
+        _ResentCallArgumentsAppended,
         "",
     ),
     (
@@ -469,6 +501,27 @@ MUTANTS = [
         "interleaved calls completed when the index changes, losing identity",
         _KoogStreamFrameBuilder,
         "JetBrains Koog buildStreamFrameFlow (seed 003, part 2)",
+    ),
+    (
+        44,
+        "snapshot-rewrites-arguments",
+        "a fragment that begins with the arguments so far replaces them instead of being appended",
+        _SnapshotRewritesArguments,
+        "",
+    ),
+    (
+        45,
+        "indexless-continuation-opens-call",
+        "an index-less fragment continuing a call sent with an index opens a nameless call of its own",
+        _IndexlessContinuationOpensCall,
+        "",
+    ),
+    (
+        46,
+        "extra-content-dropped",
+        "a tool call's extra_content (Gemini's thought signature) is lost",
+        _ExtraContentDropped,
+        "",
     ),
 ]
 # Bug classes every protocol shares that this one breaks its own way: the real bugs drop the deltas

@@ -6,6 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from deltacheck.errors import AssemblyError
+from deltacheck.protocols.openai_chat.reference import ChatAssembler
+
 # Values that are the stream's structure, not content: never replaced.
 STRUCTURAL_KEYS = frozenset({"type", "object", "role", "name", "finish_reason", "stop_reason", "code", "service_tier"})
 # Free text the contributor may own (kept with keep_text).
@@ -19,7 +22,13 @@ TOOL_INPUT_KEYS = frozenset({"arguments"})
 
 
 def argument_fragments(chunks: list[Any]) -> Iterator[tuple[tuple, Any, str]]:
-    """(call key, holder dict, key) for each fragment of tool-call argument text, in stream order."""
+    """(call key, holder dict, key) for each fragment of tool-call argument text, in stream order.
+
+    A fragment belongs to the call the reference appends it to (an index-less continuation of a call sent
+    with an index is that call's, CONTRACT 3.3 openai-chat rule 5); past what the reference can assemble,
+    to the call its choice and tool index name.
+    """
+    owners = _call_of_each_fragment(chunks)
     for chunk in chunks:
         for choice in chunk.get("choices") or [] if isinstance(chunk, dict) else []:
             delta = choice.get("delta") if isinstance(choice, dict) else None
@@ -28,7 +37,46 @@ def argument_fragments(chunks: list[Any]) -> Iterator[tuple[tuple, Any, str]]:
             for call in delta.get("tool_calls") or [] if isinstance(delta.get("tool_calls"), list) else []:
                 fn = call.get("function") if isinstance(call, dict) else None
                 if isinstance(fn, dict) and isinstance(fn.get("arguments"), str):
-                    yield ("call", choice.get("index"), call.get("index")), fn, "arguments"
+                    owner = owners.get(id(fn))
+                    key = ("call", owner) if owner is not None else ("call", choice.get("index"), call.get("index"))
+                    yield key, fn, "arguments"
             fc = delta.get("function_call")
             if isinstance(fc, dict) and isinstance(fc.get("arguments"), str):
                 yield ("function_call", choice.get("index")), fc, "arguments"
+
+
+def _call_of_each_fragment(chunks: list[Any]) -> dict[int, int]:
+    """id of each tool-call `function` object -> the number of the call the reference gave its arguments to."""
+    owners: dict[int, int] = {}
+    numbers: dict[int, int] = {}
+
+    class Tracing(ChatAssembler):
+        entry: Any = None
+
+        def _feed_tool_call(self, n: int, choice: Any, entry: Any) -> None:
+            self.entry = entry
+            try:
+                super()._feed_tool_call(n, choice, entry)
+            finally:
+                self.entry = None
+
+        def _record(self, call: Any) -> None:
+            function = self.entry.get("function") if isinstance(self.entry, dict) else None
+            if isinstance(function, dict):
+                owners[id(function)] = numbers.setdefault(id(call), len(numbers))
+
+        def _add_arguments(self, n: int, call: Any, value: Any) -> None:
+            self._record(call)
+            super()._add_arguments(n, call, value)
+
+        def _take_call_emitted_again(self, n: int, call: Any, arguments: Any) -> None:  # type: ignore[override]
+            self._record(call)
+            super()._take_call_emitted_again(n, call, arguments)
+
+    assembler = Tracing()
+    try:
+        for n, chunk in enumerate(chunks):
+            assembler.feed(n, chunk)
+    except AssemblyError:
+        pass  # a stream the reference rejects: what it assembled so far is known, the rest keeps its index
+    return owners

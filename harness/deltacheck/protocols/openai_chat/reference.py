@@ -8,7 +8,6 @@ from typing import Any
 
 from deltacheck.errors import AssemblyError
 from deltacheck.reference.fragments import JsonFragments
-from deltacheck.reference.json_prefix import is_json_prefix
 from deltacheck.reference.parts import (
     ReferenceOutcome,
     error_type,
@@ -31,6 +30,7 @@ class _Call:
     fragments: JsonFragments = field(default_factory=JsonFragments)  # the arguments
     last_chunk: int = 0
     done_emitted: bool = False
+    extra_content: dict[str, Any] | None = None  # the provider's extension object (rule 5), merged key by key
 
     @property
     def arguments(self) -> str:
@@ -49,6 +49,9 @@ class _Choice:
     refusal: list[str] = field(default_factory=list)
     calls: list[_Call] = field(default_factory=list)
     current: dict[int, _Call] = field(default_factory=dict)  # slot index (-1: no index) -> the call it now names
+    latest: _Call | None = None  # the call the choice's last tool_calls entry went to
+    # slot index (-1: no index) -> extra_content sent there before any call, for the call that opens there next
+    pending_extra: dict[int, dict[str, Any]] = field(default_factory=dict)
     legacy: _Call | None = None
     finish_reason: str | None = None
 
@@ -125,17 +128,41 @@ class ChatAssembler:
             raise AssemblyError(n, f"tool_calls[].index is {slot!r}, not a non-negative integer")
         key = -1 if slot is None else slot  # index-less entries share one "current call" of their own
         arguments = function.get("arguments")
-        if new_id is None and new_name is None and arguments in (None, ""):
-            return  # only metadata (Gemini's extra_content): nothing here identifies or fills a call
+        extra = entry.get("extra_content")
+        if extra is not None and not isinstance(extra, dict):
+            raise AssemblyError(n, "tool_calls[].extra_content is not an object")
         call = choice.current.get(key)
+        if new_id is None and new_name is None and arguments in (None, ""):
+            # Only metadata: nothing here identifies or fills a call (rule 5), but Gemini's extra_content
+            # belongs to the call this entry names, or to the next one opened there.
+            if extra:
+                target = call if call is not None or slot is not None else choice.latest
+                if target is not None:
+                    _merge_extra(target, extra)
+                else:
+                    choice.pending_extra[key] = {**choice.pending_extra.get(key, {}), **extra}
+            return
+        if slot is None and new_id is None and new_name is None and (call is None or _complete(call)):
+            continued = self._continued_indexed_call(choice)
+            if continued is not None:  # rule 5: a continuation that lost its index
+                choice.latest = continued
+                if extra:
+                    _merge_extra(continued, extra)
+                self._add_arguments(n, continued, arguments)
+                return
+        emitted_again = call is not None and _complete(call) and self._is_resent(call, new_id, new_name, arguments)
         if call is None:
             call = self._open_call(choice, slot, key, n)
-        elif (
-            (new_id is not None or new_name is not None or slot is None)
-            and _complete(call)
-            and not self._is_resent(call, new_id, new_name, arguments)
-        ):
+        elif (new_id is not None or new_name is not None or slot is None) and _complete(call) and not emitted_again:
             call = self._open_call(choice, slot, key, n)  # rules 4 and 5: a reused index, after a whole call
+        choice.latest = call
+        if key in choice.pending_extra:
+            _merge_extra(call, choice.pending_extra.pop(key))
+        if extra:
+            _merge_extra(call, extra)
+        if emitted_again:
+            self._take_call_emitted_again(n, call, arguments)
+            return
         if new_id is not None and call.id is None:
             call.id = new_id
         if new_name is not None:
@@ -156,26 +183,36 @@ class ChatAssembler:
 
     @staticmethod
     def _is_resent(call: _Call, new_id: str | None, new_name: str | None, arguments: Any) -> bool:
-        """Rule 4: an entry with the whole call's own id (and its name, or none) that re-sends its
-        arguments, or none, is that call emitted again, not a new call at the same index."""
+        """Rule 4: an entry with the whole call's own id (and its name, or none) whose arguments are
+        none or exactly the call's complete arguments is that call emitted again, not a new call."""
         if new_id is None or new_id != call.id or new_name not in (None, call.name):
             return False
+        # Reading the arguments costs their length: worth it only for a value exactly as long.
         return arguments in (None, "") or (
-            isinstance(arguments, str)
-            and len(arguments) >= call.fragments.length
-            and arguments.startswith(call.arguments)
+            isinstance(arguments, str) and len(arguments) == call.fragments.length and arguments == call.arguments
         )
+
+    @staticmethod
+    def _continued_indexed_call(choice: _Choice) -> _Call | None:
+        """Rule 5: an index-less fragment with no identity, where no index-less call is open, continues the
+        call the choice's previous entry went to when that call has an index and its arguments are not yet
+        whole (servers that send index on a call's first fragment only)."""
+        latest = choice.latest
+        return latest if latest is not None and latest.slot is not None and not _complete(latest) else None
+
+    @staticmethod
+    def _take_call_emitted_again(n: int, call: _Call, arguments: Any) -> None:
+        """Rule 4: the call emitted again carries nothing the call lacks; it is its last fragment so far."""
+        call.last_chunk = n
 
     def _add_arguments(self, n: int, call: _Call, value: Any) -> None:
         if value is None:
             return
         call.last_chunk = n
         if isinstance(value, str):
-            # Reading the arguments so far costs their length: worth it only for a fragment as long.
-            if len(value) >= call.fragments.length and _resends_whole(call.arguments, value):
-                call.arguments = value  # rule 2: the arguments so far, re-sent whole (a snapshot), replace them
-            else:
-                call.fragments.append(value)
+            # Rule 2: appended as received, even when it begins with the arguments so far (a snapshot
+            # stream, or a prefix shared by chance): rewriting would turn the bytes into other JSON.
+            call.fragments.append(value)
         elif isinstance(value, (dict, list)) and not call.fragments.length:
             call.arguments = json_text(value)  # rule 6: arguments sent as a JSON value
         else:
@@ -221,7 +258,10 @@ class ChatAssembler:
                 parts.append(refusal_part("".join(choice.refusal)))
             for call in _ordered_calls(choice):
                 last_fragment[(index, len(parts))] = call.last_chunk
-                parts.append(tool_call_part("function", call.id, None, call.name, call.arguments))
+                part = tool_call_part("function", call.id, None, call.name, call.arguments)
+                if call.extra_content is not None:
+                    part["extra_content"] = call.extra_content
+                parts.append(part)
             choices.append(
                 {"index": index, "parts": parts, "finish_reason": choice.finish_reason, "finish_detail": None}
             )
@@ -256,10 +296,9 @@ def _append_reasoning(n: int, delta: dict[str, Any], into: list[str]) -> None:
         _append_text(n, delta, present[0], into)
 
 
-def _resends_whole(so_far: str, value: str) -> bool:
-    """A fragment that begins with everything received so far, where appending it could no longer
-    give one JSON value but the fragment alone still can, is the arguments so far re-sent whole."""
-    return bool(so_far) and value.startswith(so_far) and is_json_prefix(value) and not is_json_prefix(so_far + value)
+def _merge_extra(call: _Call, extra: dict[str, Any]) -> None:
+    """Rule 5: each key of a later extra_content object replaces the same key of an earlier one."""
+    call.extra_content = {**(call.extra_content or {}), **extra}
 
 
 def _merge_name(n: int, call: _Call, name: str) -> str:

@@ -35,8 +35,11 @@ public final class OpenAiShapes {
             for (Object item : (List<Object>) calls) {
                 Map<String, Object> call = (Map<String, Object>) item;
                 Map<String, Object> function = (Map<String, Object>) call.getOrDefault("function", Map.of());
-                parts.add(Results.toolCallPart("function", (String) call.get("id"), null, (String) function.get("name"),
-                        argumentsText(function.get("arguments"))));
+                Map<String, Object> part = Results.toolCallPart("function", (String) call.get("id"), null,
+                        (String) function.get("name"), argumentsText(function.get("arguments")));
+                // The call's extension object, where the library wrote the provider's unknown tool-call fields.
+                if (call.get("extra_content") != null) part.put("extra_content", call.get("extra_content"));
+                parts.add(part);
             }
         }
         Object legacy = message.get("function_call");

@@ -50,7 +50,8 @@ fun main(args: Array<String>) {
                 "flow collected (TextComplete, ReasoningComplete, ToolCallComplete, End); the client's base URL is a " +
                 "loopback server answering with the SSE bytes, so Koog's own HTTP and SSE code runs",
             common + mapOf(
-                "multiple_choices" to "Koog's StreamFrame flow has no choice index: one response is assembled"),
+                "multiple_choices" to "Koog's StreamFrame flow has no choice index: one response is assembled",
+                "extra_content" to "a StreamFrame.ToolCallComplete is (id, name, content, index): it has no field for a call's provider extension"),
         ) { request -> run(request, OpenAIChatParams()) },
         Driver.Mode(
             "responses",

@@ -61,7 +61,9 @@ public final class LangChain4jDriver {
                                         + "exposed as fields",
                                 "events", "onCompleteToolCall carries no position in the stream, so a completion's after_chunk "
                                         + "(CONTRACT.md 3.4) cannot be given",
-                                "flags", "a ToolExecutionRequest is (id, name, arguments text): nothing marks arguments that do not parse"),
+                                "flags", "a ToolExecutionRequest is (id, name, arguments text): nothing marks arguments that do not parse",
+                                "extra_content", "a ToolExecutionRequest is (id, name, arguments text): it has no field for a call's "
+                                        + "provider extension"),
                         LangChain4jDriver::run));
     }
 

@@ -67,6 +67,8 @@ public final class SpringAiDriver {
                                 "usage", "MessageAggregator keeps only the prompt, completion and total token counts (a DefaultUsage "
                                         + "without the provider's usage object), so the streamed usage object cannot be read back",
                                 "events", "OpenAiChatModel.stream() emits ChatResponses, no tool-call completion events",
+                                "extra_content", "an AssistantMessage.ToolCall is (id, type, name, arguments): it has no field for a "
+                                        + "call's provider extension",
                                 "flags", "an AssistantMessage.ToolCall is (id, type, name, arguments text): nothing marks arguments that do not parse"),
                         SpringAiDriver::run));
     }
