@@ -10,6 +10,7 @@ PROTOCOL = Protocol(
     short="chat",
     endpoint="/chat/completions",
     framing=SseFraming(named_events=False, terminator="[DONE]"),
+    empty_parts_omitted=True,
     capability_notes={
         "annotations": "the contract defines no Chat Completions annotations (they are tested on Responses and Anthropic)",
         "custom_tools": "custom tool calls are a Responses item type; a Chat Completions stream has none",
