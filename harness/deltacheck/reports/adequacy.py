@@ -4,7 +4,7 @@ seed reports shown by their mutants and by the real code."""
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -131,9 +131,11 @@ def render_seeds(
     `runs` are (adapter description, records) per implementation.
     """
     killers: dict[str, set[str]] = defaultdict(set)
+    mutant_records: dict[tuple[str, str], dict[str, Any]] = {}
     for record in mutation_records:
         if record["killed"]:
             killers[record["mutant"]].add(record["fixture"])
+            mutant_records[(record["mutant"], record["fixture"])] = record
     seeded = [
         (match.group(1), mutant)
         for mutant in mutation_header["mutants"]
@@ -144,8 +146,12 @@ def render_seeds(
     out = [
         "## Seed reports and the real code\n",
         "Each seed bug report is modelled by a mutant (`harness/deltacheck/protocols/*/mutants.py`); the fixtures "
-        "that catch the mutant reproduce the reported bug. Where the system itself can be built, its real code is "
-        "run on the same fixtures: it fails them where the bug is present and passes them where it is fixed.\n",
+        "that catch the mutant reproduce the reported bug, and the table says how the bug shows on each (the "
+        "mutant's divergences). Where the system itself can be built, its real code is run on the same fixtures, "
+        "and each cell says what that run shows: the seed bug (a failure with one of the mutant's divergences: "
+        "same axis, place and kind), another failure (its first divergence, or the exception raised before the "
+        "bug could show), n/a (the adapter cannot express what the fixture is about: its reason, from the "
+        "library's source), or a pass (the bug does not show there).\n",
     ]
     for seed, mutant in sorted(seeded, key=lambda item: (item[0], item[1]["name"])):
         fixtures = sorted(killers[mutant["name"]])
@@ -176,16 +182,78 @@ def render_seeds(
         if not implementations or not fixtures:
             continue
         names = [f"{d.get('name')} ({d.get('version')})" for d, _ in implementations]
-        out.append("| fixture | " + " | ".join(names) + " |")
-        out.append("|---|" + "---|" * len(names))
-        verdicts = [{r["fixture"]: r["verdict"] for r in records} for _, records in implementations]
+        out.append("| fixture | how the seed bug shows | " + " | ".join(names) + " |")
+        out.append("|---|---|" + "---|" * len(names))
+        by_fixture = [({r["fixture"]: r for r in records}, d) for d, records in implementations]
+        showing: Counter[str] = Counter()
         for fixture in fixtures:
-            out.append(f"| {fixture} | " + " | ".join(_seed_cell(v.get(fixture)) for v in verdicts) + " |")
+            bug = mutant_records.get((mutant["name"], fixture), {})
+            cells = []
+            for records, description in by_fixture:
+                cell, shows = _seed_cell(records.get(fixture), bug, description)
+                cells.append(cell)
+                showing[description.get("name", "")] += shows
+            out.append(f"| {fixture} | {_md(_bug_shape(bug))} | " + " | ".join(cells) + " |")
         out.append("")
+        out.append(
+            "The seed bug shows on "
+            + "; ".join(
+                f"{showing[d.get('name', '')]} of {len(fixtures)} in `{d.get('name')}`" for d, _ in implementations
+            )
+            + ".\n"
+        )
     return out
 
 
-def _seed_cell(verdict: str | None) -> str:
-    if verdict is None:
-        return "not run"
-    return verdict if verdict in ("pass", "n/a", "skip") else f"**{verdict.upper()}**"
+def _keys(divergences: list[dict[str, Any]]) -> list[str]:
+    keys: list[str] = []
+    for d in divergences:
+        key = f"{d.get('axis')} {d.get('place')}: {d.get('kind')}"
+        if key not in keys:
+            keys.append(key)
+    return keys
+
+
+def _bug_shape(bug: dict[str, Any]) -> str:
+    """How the mutant fails the fixture: its divergences, or (results written before they were kept) its message."""
+    keys = _keys(bug.get("divergences") or [])
+    if keys:
+        return "; ".join(keys)
+    return _cell(bug.get("message", "") or "–", 160)
+
+
+def _seed_cell(record: dict[str, Any] | None, bug: dict[str, Any], description: dict[str, Any]) -> tuple[str, bool]:
+    """(the cell, whether it shows the seed bug) for one implementation's record of one fixture."""
+    if record is None:
+        return "not run", False
+    verdict = record["verdict"]
+    if verdict == "pass":
+        return "pass", False
+    if verdict == "skip":
+        return "skip", False
+    if verdict == "n/a":
+        lacking = NA_SUBJECT.match(record.get("message", ""))
+        if not lacking:
+            return "n/a", False
+        notes = description.get("capability_notes") or {}
+        reasons = [f"{name} ({notes[name]})" if name in notes else name for name in lacking.group(1).split(", ")]
+        return _md(f"n/a: cannot express {'; '.join(reasons)}"), False
+    if verdict == "fail":
+        mine = _keys(record.get("divergences") or [])
+        shared = [key for key in mine if key in _keys(bug.get("divergences") or [])]
+        if shared:
+            return _md(f"**FAIL**: the seed bug ({'; '.join(shared)})"), True
+        first = mine[0] if mine else _cell(record.get("message", ""), 160)
+        return _md(f"**FAIL**, another defect: {first}"), False
+    message = record.get("message", "")
+    raised = RAISED_CLASS.match(message)
+    what = f"raises {raised.group(1)}" if raised else _cell(message, 120)
+    return _md(f"**{verdict.upper()}** before the seed bug could show: {what}"), False
+
+
+NA_SUBJECT = re.compile(r"^cannot express ([\w, ]+), which this fixture is about")
+RAISED_CLASS = re.compile(r"^raised: ([A-Za-z_][\w.]*)")
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|")
