@@ -81,3 +81,14 @@ def test_a_seed_system_that_cannot_be_built_says_so_and_keeps_its_mutant():
 def test_no_seed_mutant_means_no_section():
     header = {"mutants": [MUTATION_HEADER["mutants"][0]]}
     assert render_seeds([], header, MUTATION_RECORDS[:1]) == []
+
+
+def test_an_adapter_that_lacks_the_capability_a_seed_bug_shows_on_says_so_with_its_reason():
+    events = {"axis": "events", "place": "/events/*", "kind": "completed a call that does not exist"}
+    records = [{**r, "divergences": [*r.get("divergences", []), events]} for r in MUTATION_RECORDS]
+    description, verdicts = spring("spring-ai-openai-chat", "2.0.1", {"DC-V4ZD": "pass"})
+    description = {**description, "capabilities": ["usage"],
+                   "capability_notes": {"events": "stream() emits ChatResponses, no completion events"}}
+    text = "\n".join(render_seeds([(description, verdicts)], MUTATION_HEADER, records))
+    assert ("- `spring-ai-openai-chat` sees the bug except where it shows only on what it lacks: events "
+            "(stream() emits ChatResponses, no completion events)") in text

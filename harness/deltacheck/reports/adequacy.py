@@ -118,6 +118,17 @@ SEED_NOT_BUILDABLE = {
     "implementation of it is scored; its mutant stands in for it",
 }
 SEED_CITATION = re.compile(r"\(seed (\d{3})")
+# Where a seed's bug lives in a part of the library the canonical result does not read, by mutant name:
+# why no fixture can show it in the real code's result, whatever the mutant (which models it on the result).
+SEED_UNOBSERVABLE = {
+    "koog-responses-adapter": "the reported bug is in Koog's ToolCallDelta frames, whose id is the Responses item id "
+    "while the ToolCallComplete of the same call carries its call id (seed 003, part 1); the adapter maps the complete "
+    "frames (TextComplete, ReasoningComplete, ToolCallComplete, End), and a delta frame's identity has no place in the "
+    "canonical result (events are completions only, and Koog's carry no stream position), so no fixture can show this "
+    "bug in Koog's output; each cell shows what else the fixture finds there",
+}
+# The capability an axis of a divergence needs to be seen at all (the others are always expressed).
+AXIS_CAPABILITY = {"events": "events", "usage": "usage"}
 
 
 def render_seeds(
@@ -178,6 +189,8 @@ def render_seeds(
                 "- real implementation: "
                 + ", ".join(f"{d.get('library')} {d.get('version')} (`{d.get('name')}`)" for d, _ in implementations)
             )
+        if implementations and fixtures:
+            out.extend(_observability(mutant["name"], fixtures, mutant_records, implementations))
         out.append("")
         if not implementations or not fixtures:
             continue
@@ -202,6 +215,32 @@ def render_seeds(
             )
             + ".\n"
         )
+    return out
+
+
+def _observability(
+    mutant: str,
+    fixtures: list[str],
+    mutant_records: dict[tuple[str, str], dict[str, Any]],
+    implementations: list[tuple[dict[str, Any], list[dict[str, Any]]]],
+) -> list[str]:
+    """Whether each implementation's adapter can see the bug where the mutant shows it: the axes of the
+    mutant's divergences that need a capability the adapter lacks, with its reason."""
+    if mutant in SEED_UNOBSERVABLE:
+        return [f"- what the adapters can see: nothing of this bug: {SEED_UNOBSERVABLE[mutant]}"]
+    axes = {d.get("axis") for f in fixtures for d in mutant_records.get((mutant, f), {}).get("divergences") or []}
+    out = []
+    for description, _ in implementations:
+        capabilities = set(description.get("capabilities") or [])
+        notes = description.get("capability_notes") or {}
+        unseen = sorted(
+            AXIS_CAPABILITY[a] for a in axes if a in AXIS_CAPABILITY and AXIS_CAPABILITY[a] not in capabilities
+        )
+        if unseen:
+            reasons = "; ".join(f"{c} ({notes[c]})" if c in notes else c for c in unseen)
+            out.append(
+                f"- `{description.get('name')}` sees the bug except where it shows only on what it lacks: {_md(reasons)}"
+            )
     return out
 
 
