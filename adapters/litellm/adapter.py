@@ -127,16 +127,16 @@ def _message_parts(message: Any) -> list[dict[str, Any]]:
             else:
                 parts.append({"type": "reasoning", "text": _get(block, "thinking") or "", "summary": [],
                               "signature": _get(block, "signature")})
-    elif reasoning_content:
+    elif reasoning_content is not None:
         parts.append({"type": "reasoning", "text": reasoning_content, "summary": [], "signature": None})
     content = _get(message, "content")
-    if content:  # None or "": litellm's OpenAI-shaped message for "no text"
+    if content:  # None or "": "no text" in litellm's OpenAI-shaped message, also for an Anthropic stream
         provider_fields = _get(message, "provider_specific_fields") or {}
         citations = provider_fields.get("citations") or []
         annotations = [c for group in citations for c in (group if isinstance(group, list) else [group])]
         parts.append({"type": "text", "text": content, "annotations": annotations})
     refusal = _get(message, "refusal")
-    if refusal:
+    if refusal is not None:
         parts.append({"type": "refusal", "text": refusal})
     for call in _get(message, "tool_calls") or []:
         parts.append(_tool_call_part(call))
