@@ -80,7 +80,9 @@ def test_one_defect_that_shows_on_several_axes_is_one_finding_and_one_place_with
     cost = {"axis": "usage", "kind": "unexpected", "place": "/usage/cost"}
     records = [  # calls merged: three axes, one defect; usage invented beside it is a policy of its own
         {"fixture": "DC-MRG1", "verdict": "fail", "divergences": [unexpected, arguments, phantom, invented]},
-        {"fixture": "DC-MRG2", "verdict": "fail", "divergences": [unexpected, arguments, arguments]},
+        # in another document order (parts align differently): the same path
+        {"fixture": "DC-MRG2", "verdict": "fail", "divergences": [arguments, unexpected, arguments]},
+        {"fixture": "DC-MRG3", "verdict": "fail", "divergences": [unexpected, arguments]},
         {"fixture": "DC-ESC1", "verdict": "fail", "divergences": [arguments]},  # the same place, another defect
         {"fixture": "DC-CST1", "verdict": "fail", "divergences": [cost]},
     ]
@@ -89,14 +91,15 @@ def test_one_defect_that_shows_on_several_axes_is_one_finding_and_one_place_with
     findings = distinct_findings(records, tags)
     merged = ("identity /choices/*/parts/* (tool_call): unexpected; arguments /choices/*/parts/*/arguments: differs")
     assert [(f.axis, f.what, f.fixtures) for f in findings] == [
+        ("identity, arguments", merged, ["DC-MRG2", "DC-MRG3"]),
         ("arguments", "/choices/*/parts/*/arguments: differs", ["DC-ESC1"]),
-        ("identity, arguments", merged, ["DC-MRG2"]),
         ("identity, arguments, events", merged + "; events /events/*: completed a call that does not exist",
          ["DC-MRG1"]),
         ("usage", "/usage/cost: unexpected", ["DC-CST1"]),
         ("usage", "/usage: invented", ["DC-MRG1"]),
     ]
-    assert findings[0].shapes_text() == "escape-split 1"
+    assert findings[0].shapes_text() == "parallel-calls 1"  # DC-MRG3 has no tags given
+    assert findings[1].shapes_text() == "escape-split 1"
     assert findings[2].shapes_text() == "interleaved 1, parallel-calls 1"
 
 

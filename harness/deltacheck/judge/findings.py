@@ -4,8 +4,8 @@ CONTRACT.md 4.1. A failing fixture's divergences are read as strands, one per th
 assembles on its own: its parts and completion events together (a call merged into another shows as
 an unexpected call *and* wrong arguments, and as events for calls that do not exist: one defect),
 then each field beside them (finish reason, finish detail, error, usage, the validity of a gateway's
-stream). A strand's divergence path, its (axis, place, kind) divergences in document order, with
-indices generalised, is its finding: fixtures whose strands read the same share the finding, and a
+stream). A strand's divergence path, its (axis, place, kind) divergences with indices generalised, in a
+fixed order (by axis, then place), is its finding: fixtures whose strands read the same share the finding, and a
 fixture counts once per finding it shows, so one policy (usage invented when none was streamed) is
 one finding however many fixtures it touches, and two defects that happen to share one place (a
 call merged into another, and arguments cut at a multi-byte character) are two. The tags of each
@@ -19,6 +19,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from deltacheck.judge.compare import AXES
 
 RAISED = re.compile(r"^raised: ([A-Za-z_][\w.]*)")
 INVALID = re.compile(r"^returned something that is not a canonical result: (\S+?):")
@@ -75,6 +77,8 @@ def _field_of(axis: str, place: str) -> str:
 
 
 def _key(steps: Sequence[tuple[str, str]]) -> tuple[str, str]:
+    # A fixed order (axis, then place and kind), not the document's, which depends on how parts align.
+    steps = sorted(steps, key=lambda step: (AXES.index(step[0]) if step[0] in AXES else len(AXES), step))
     axes = list(dict.fromkeys(axis for axis, _ in steps))
     if len(axes) == 1:
         return axes[0], "; ".join(what for _, what in steps)

@@ -178,7 +178,7 @@ def _findings_section(out: list[str], runs: list[Results], fixture_tags: Mapping
         "unexpected call, wrong arguments and a completion of a call that does not exist at once: one defect), "
         "and each field beside them (finish reason, finish detail, error, usage, a gateway stream's validity) on "
         "its own. A finding is one strand's divergence path: its axes, and each place (the pointer with indices "
-        "generalised) with its kind of divergence, in document order. Fixtures whose strand reads the same share "
+        "generalised) with its kind of divergence, ordered by axis and then place. Fixtures whose strand reads the same share "
         "the row, so one policy is one row however many fixtures it touches, and two defects that meet at one "
         "place are two rows; a fixture appears under each finding it shows. A fixture that raised is grouped by "
         "its exception class. *Stream shapes* counts the tags of the row's fixtures (corpus/tags.json; `text` "
