@@ -190,3 +190,31 @@ def test_equal_to_known_is_json_equal(expected, flips, other):
     leaves = confusable_leaves(expected)
     for observed in (expected, _kinds_swapped(expected, cycle(flips)), other):
         assert equal_to_known(observed, expected, leaves) == json_equal(observed, expected)
+
+
+def test_an_empty_text_part_is_no_part_where_the_protocol_omits_empty_parts():
+    # CONTRACT 3.2: a Chat choice that sent no content (or only "") has no text part; an
+    # implementation that reports one with "" says the same thing. Responses keeps its empty parts.
+    from deltacheck.judge.compare import normalised
+
+    call = {"type": "tool_call", "kind": "function", "id": "c", "item_id": None, "name": "f", "arguments": "{}"}
+    bare = {"choices": [{"index": 0, "parts": [call], "finish_reason": "tool_calls"}]}
+    with_empty = {"choices": [{"index": 0, "parts": [
+        {"type": "text", "text": "", "annotations": []}, {"type": "refusal", "text": ""},
+        {"type": "reasoning", "text": "", "summary": [], "signature": None}, call], "finish_reason": "tool_calls"}]}
+    assert normalised(with_empty, "openai-chat") == bare
+    assert normalised(with_empty, "openai-responses") == with_empty
+    assert normalised(with_empty) == with_empty
+    some_text = {"choices": [{"index": 0, "parts": [{"type": "text", "text": " ", "annotations": []}]}]}
+    assert normalised(some_text, "openai-chat") == some_text
+
+
+def test_usage_is_compared_key_by_key_and_a_key_the_stream_did_not_carry_is_unexpected():
+    expected = {"usage": {"prompt_tokens": 3, "completion_tokens_details": {"reasoning_tokens": 0}}}
+    observed = {"usage": {"prompt_tokens": 3, "completion_tokens_details": {"reasoning_tokens": 1}, "cost": 0.5}}
+    divergences = compare(expected, observed)
+    assert [(d.pointer, d.axis, d.kind) for d in divergences] == [
+        ("/usage/completion_tokens_details/reasoning_tokens", "usage", "differs"),
+        ("/usage/cost", "usage", "unexpected"),
+    ]
+    assert [(d.pointer, d.kind) for d in compare({"usage": None}, observed)] == [("/usage", "invented")]

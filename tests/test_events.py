@@ -67,3 +67,22 @@ def test_the_reference_events_pass_on_every_corpus_fixture():
         reference = assemble(fixture.protocol, fixture.chunks)
         verdict = judge(fixture, Returned(reference.result), EVERYTHING, result_validator(), reference)
         assert verdict.verdict == "pass", (fixture.id, verdict.message)
+
+
+def test_a_call_set_aside_as_n_a_is_not_judged_on_the_events_axis():
+    # DC-TYF5's one call is a custom tool call: an adapter without custom_tools has it removed as
+    # n/a, so its events neither miss the call nor name a call that does not exist.
+    fixture = next(f for f in load_corpus().fixtures if f.id == "DC-TYF5")
+    reference = assemble(fixture.protocol, fixture.chunks)
+    call = fixture.expected["choices"][0]["parts"][0]
+    without_custom = EVERYTHING - {"custom_tools"}
+    silent = {**copy.deepcopy(fixture.expected), "events": []}
+    silent["choices"][0]["parts"] = []
+    verdict = judge(fixture, Returned(silent), without_custom, result_validator(), reference)
+    assert verdict.verdict == "pass", verdict.message
+    completed = {**silent, "events": [done(call["id"], call["name"], call["arguments"], len(fixture.chunks) - 1)]}
+    verdict = judge(fixture, Returned(completed), without_custom, result_validator(), reference)
+    assert verdict.verdict == "pass", verdict.message
+    # With the capability the same silence is a call that never completed.
+    verdict = judge(fixture, Returned(silent), EVERYTHING, result_validator(), reference)
+    assert verdict.verdict == "fail" and not verdict.axes["events"]

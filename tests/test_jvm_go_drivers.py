@@ -156,13 +156,6 @@ def test_adapters_lists_the_rest_when_a_toolchain_is_missing(tmp_path, monkeypat
 
 # -- the bundled drivers, when their toolchain is here ---------------------------------------------
 
-# Run checks the library itself fails, not the driver: the driver answered them as the protocol says
-# (`errored`, with the library's exception). Koog's Responses client requires `parallel_tool_calls` and
-# `text` in every response object it decodes, and the corpus's response objects carry neither.
-KOOG_RESPONSES = "Fields [parallelToolCalls, text] are required for type with serial name " \
-                 "'ai.koog.prompt.executor.clients.openai.models.OpenAIResponsesAPIResponse'"
-LIBRARY_FAILURES = {"koog-openai-responses": KOOG_RESPONSES, "koog-openai-responses@1.0.0": KOOG_RESPONSES}
-
 
 @pytest.mark.parametrize("name", bundled("java") + bundled("go"))
 def test_bundled_driver_passes_check_driver(name):
@@ -175,11 +168,71 @@ def test_bundled_driver_passes_check_driver(name):
     outcome = CliRunner().invoke(main, ["check-driver", "--adapter-cmd", command])
     lines = [line for line in outcome.output.splitlines() if line.startswith(("PASS", "FAIL"))]
     assert lines[0].startswith("PASS  answers `start` with a valid hello: "), outcome.output
+    # Every bundled driver passes: Koog's Responses client, which rejects a response object without the
+    # fields the Response schema requires, gets them in every fixture since corpus 1.4.0 and Unreleased.
     failed = [line for line in lines if line.startswith("FAIL")]
-    if name in LIBRARY_FAILURES:
-        assert len(failed) == 2, outcome.output  # the text and the tool-call run, nothing else
-        assert all(line.startswith("FAIL  answers an openai-responses run with a result (")
-                   and "errored: KoogHttpClientException" in line and LIBRARY_FAILURES[name] in line for line in failed)
-    else:
-        assert failed == [] and outcome.exit_code == 0, outcome.output
+    assert failed == [] and outcome.exit_code == 0, outcome.output
     assert lines[-2:] == ["PASS  writes nothing but protocol lines to stdout", "PASS  exits with status 0 on `stop`"]
+
+
+# -- replay: a byte-level fixture reaches the library in the reads it cuts (docs/PROTOCOL.md, `sse_cuts`)
+
+
+def chunked_body_pieces(base_url: str) -> list[bytes]:
+    """Each chunk of the replay's chunked response: one per flush, so one per slice the replay wrote."""
+    import socket
+    from urllib.parse import urlsplit
+
+    where = urlsplit(base_url)
+    with socket.create_connection((where.hostname, where.port), timeout=5) as sock:
+        sock.sendall(b"GET /v1/chat/completions HTTP/1.1\r\nHost: replay\r\nConnection: close\r\n\r\n")
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    body = data.split(b"\r\n\r\n", 1)[1]
+    pieces = []
+    while True:
+        size_line, body = body.split(b"\r\n", 1)
+        size = int(size_line, 16)
+        if size == 0:
+            return pieces
+        pieces.append(body[:size])
+        body = body[size + 2:]
+
+
+SSE = 'data: {"c":"é"}\n\ndata: [DONE]\n\n'.encode()
+CUT = SSE.index("é".encode()) + 1  # between the two bytes of é
+
+
+def test_the_jvm_replay_writes_a_byte_level_fixture_in_its_cuts(tmp_path):
+    import subprocess
+
+    if shutil.which("javac") is None:
+        pytest.skip("javac is not on PATH")
+    (tmp_path / "Probe.java").write_text(
+        "import dev.deltacheck.driver.Replay;\nimport java.util.*;\n"
+        "public class Probe { public static void main(String[] args) throws Exception {\n"
+        "  Replay replay = Replay.start();\n"
+        f"  replay.serve(Map.of(\"sse\", args[0], \"sse_cuts\", List.of({CUT}, {CUT + 5})));\n"
+        "  System.out.println(replay.baseUrl()); System.out.flush(); System.in.read(); System.exit(0); } }\n")
+    replay_java = ADAPTERS_DIR / "jvm" / "common" / "src" / "main" / "java" / "dev" / "deltacheck" / "driver" / "Replay.java"
+    subprocess.run(["javac", "-d", str(tmp_path), str(replay_java), str(tmp_path / "Probe.java")], check=True)
+    probe = subprocess.Popen(["java", "-cp", str(tmp_path), "Probe", SSE.decode()], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        base_url = probe.stdout.readline().strip()
+        assert chunked_body_pieces(base_url) == [SSE[:CUT], SSE[CUT:CUT + 5], SSE[CUT + 5:]]
+    finally:
+        probe.stdin.close()
+        probe.wait(timeout=10)
+
+
+def test_the_go_replay_writes_a_byte_level_fixture_in_its_cuts():
+    import subprocess
+
+    if shutil.which("go") is None:
+        pytest.skip("go is not on PATH")
+    # adapters/go/common/replay_test.go reads the replay's chunked response as this file does for the JVM.
+    outcome = subprocess.run(["go", "test", "-mod=readonly", "-count=1", "./common/"], cwd=ADAPTERS_DIR / "go",
+                             capture_output=True, text=True)
+    assert outcome.returncode == 0, outcome.stdout + outcome.stderr

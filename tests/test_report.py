@@ -70,6 +70,39 @@ def test_failures_group_into_one_finding_per_defect_however_many_fixtures_show_i
         ("identity", "/choices/*/parts/*/name: differs", 1)]
 
 
+def test_one_defect_that_shows_on_several_axes_is_one_finding_and_one_place_with_two_causes_is_two():
+    from deltacheck.judge.findings import distinct_findings
+
+    unexpected = {"axis": "identity", "kind": "unexpected", "place": "/choices/*/parts/* (tool_call)"}
+    arguments = {"axis": "arguments", "kind": "differs", "place": "/choices/*/parts/*/arguments"}
+    phantom = {"axis": "events", "kind": "completed a call that does not exist", "place": "/events/*"}
+    invented = {"axis": "usage", "kind": "invented", "place": "/usage"}
+    cost = {"axis": "usage", "kind": "unexpected", "place": "/usage/cost"}
+    records = [  # calls merged: three axes, one defect; usage invented beside it is a policy of its own
+        {"fixture": "DC-MRG1", "verdict": "fail", "divergences": [unexpected, arguments, phantom, invented]},
+        # in another document order (parts align differently): the same path
+        {"fixture": "DC-MRG2", "verdict": "fail", "divergences": [arguments, unexpected, arguments]},
+        {"fixture": "DC-MRG3", "verdict": "fail", "divergences": [unexpected, arguments]},
+        {"fixture": "DC-ESC1", "verdict": "fail", "divergences": [arguments]},  # the same place, another defect
+        {"fixture": "DC-CST1", "verdict": "fail", "divergences": [cost]},
+    ]
+    tags = {"DC-MRG1": ["tool-call", "parallel-calls", "interleaved"], "DC-MRG2": ["tool-call", "parallel-calls"],
+            "DC-ESC1": ["tool-call", "escape-split"], "DC-CST1": ["text", "usage"]}
+    findings = distinct_findings(records, tags)
+    merged = ("identity /choices/*/parts/* (tool_call): unexpected; arguments /choices/*/parts/*/arguments: differs")
+    assert [(f.axis, f.what, f.fixtures) for f in findings] == [
+        ("identity, arguments", merged, ["DC-MRG2", "DC-MRG3"]),
+        ("arguments", "/choices/*/parts/*/arguments: differs", ["DC-ESC1"]),
+        ("identity, arguments, events", merged + "; events /events/*: completed a call that does not exist",
+         ["DC-MRG1"]),
+        ("usage", "/usage/cost: unexpected", ["DC-CST1"]),
+        ("usage", "/usage: invented", ["DC-MRG1"]),
+    ]
+    assert findings[0].shapes_text() == "parallel-calls 1"  # DC-MRG3 has no tags given
+    assert findings[1].shapes_text() == "escape-split 1"
+    assert findings[2].shapes_text() == "interleaved 1, parallel-calls 1"
+
+
 def test_the_implementation_table_gives_each_lacking_capability_its_reason():
     from deltacheck.adapter import CAPABILITIES
     from deltacheck.reports.scorecard import _adapters_section

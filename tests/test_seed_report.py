@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from deltacheck.reports.adequacy import render_seeds
 
+UNEXPECTED_CALL = {"axis": "identity", "place": "/choices/*/parts/* (tool_call)", "kind": "unexpected"}
+ARGUMENTS = {"axis": "arguments", "place": "/choices/*/parts/*/arguments", "kind": "differs"}
 MUTATION_HEADER = {"mutants": [
     {"name": "drops-reasoning", "bug": "reasoning deltas dropped", "models": None},
     {"name": "spring-ai-2.0.0-chunkmerger", "bug": "one tool call per chunk asserted",
@@ -13,21 +15,38 @@ MUTATION_HEADER = {"mutants": [
 ]}
 MUTATION_RECORDS = [
     {"mutant": "drops-reasoning", "fixture": "DC-AAAA", "killed": True},
-    {"mutant": "spring-ai-2.0.0-chunkmerger", "fixture": "DC-V4ZD", "killed": True},
-    {"mutant": "spring-ai-2.0.0-chunkmerger", "fixture": "DC-W331", "killed": True},
+    {"mutant": "spring-ai-2.0.0-chunkmerger", "fixture": "DC-V4ZD", "killed": True, "divergences": [UNEXPECTED_CALL]},
+    {"mutant": "spring-ai-2.0.0-chunkmerger", "fixture": "DC-W331", "killed": True,
+     "divergences": [UNEXPECTED_CALL, ARGUMENTS]},
     {"mutant": "spring-ai-2.0.0-chunkmerger", "fixture": "DC-AAAA", "killed": False},
     {"mutant": "weave-router-responses-writer", "fixture": "DC-8499", "killed": True},
 ]
 
 
-def spring(name: str, version: str, verdicts: dict[str, str]):
+def spring(name: str, version: str, verdicts: dict[str, str], details: dict[str, dict] | None = None):
     return ({"name": name, "library": "spring-ai-openai", "version": version},
-            [{"fixture": fixture, "verdict": verdict} for fixture, verdict in verdicts.items()])
+            [{"fixture": fixture, "verdict": verdict, **(details or {}).get(fixture, {})}
+             for fixture, verdict in verdicts.items()])
+
+
+def test_a_failure_that_is_not_the_seed_bug_and_an_n_a_say_so_with_the_adapters_reason():
+    koog = ({"name": "koog-openai-responses", "library": "spring-ai-openai", "version": "1.1.1",
+             "capability_notes": {"item_id": "ToolCallComplete carries the call id only"}},
+            [{"fixture": "DC-V4ZD", "verdict": "n/a",
+              "message": "cannot express item_id, which this fixture is about; what it can express matches"},
+             {"fixture": "DC-W331", "verdict": "fail",
+              "divergences": [{"axis": "content", "place": "/choices/*/parts/* (text)", "kind": "missing"}]}])
+    text = "\n".join(render_seeds([koog], MUTATION_HEADER, MUTATION_RECORDS))
+    assert "| n/a: cannot express item_id (ToolCallComplete carries the call id only) |" in text
+    assert "| **FAIL**, another defect: content /choices/*/parts/* (text): missing |" in text
+    assert "The seed bug shows on 0 of 2 in `koog-openai-responses`." in text
 
 
 def test_each_seed_shows_its_mutant_its_fixtures_and_every_scored_version_side_by_side():
     runs = [spring("spring-ai-openai-chat", "2.0.1", {"DC-V4ZD": "pass", "DC-W331": "pass", "DC-AAAA": "pass"}),
-            spring("spring-ai-openai-chat@2.0.0", "2.0.0", {"DC-V4ZD": "error", "DC-W331": "fail"}),
+            spring("spring-ai-openai-chat@2.0.0", "2.0.0", {"DC-V4ZD": "error", "DC-W331": "fail"},
+                   {"DC-V4ZD": {"message": "raised: IllegalStateException: one call per chunk"},
+                    "DC-W331": {"divergences": [ARGUMENTS]}}),
             ({"name": "openai-java-chat", "library": "openai-java", "version": "4.105.0"},
              [{"fixture": "DC-V4ZD", "verdict": "pass"}])]
     text = "\n".join(render_seeds(runs, MUTATION_HEADER, MUTATION_RECORDS))
@@ -36,8 +55,13 @@ def test_each_seed_shows_its_mutant_its_fixtures_and_every_scored_version_side_b
     spring_part = text[text.index("### Spring AI 2.0.0"):]
     assert "- mutant: `spring-ai-2.0.0-chunkmerger` (one tool call per chunk asserted)" in spring_part
     assert "- fixtures that catch it: DC-V4ZD, DC-W331\n" in spring_part  # not DC-AAAA: it does not catch it
-    assert ("| fixture | spring-ai-openai-chat (2.0.1) | spring-ai-openai-chat@2.0.0 (2.0.0) |\n|---|---|---|\n"
-            "| DC-V4ZD | pass | **ERROR** |\n| DC-W331 | pass | **FAIL** |") in spring_part
+    assert ("| fixture | how the seed bug shows | spring-ai-openai-chat (2.0.1) | spring-ai-openai-chat@2.0.0 (2.0.0) |\n"
+            "|---|---|---|---|\n"
+            "| DC-V4ZD | identity /choices/*/parts/* (tool_call): unexpected | pass | "
+            "**ERROR** before the seed bug could show: raises IllegalStateException |\n"
+            "| DC-W331 | identity /choices/*/parts/* (tool_call): unexpected; arguments /choices/*/parts/*/arguments: "
+            "differs | pass | **FAIL**: the seed bug (arguments /choices/*/parts/*/arguments: differs) |") in spring_part
+    assert "The seed bug shows on 0 of 2 in `spring-ai-openai-chat`; 1 of 2 in `spring-ai-openai-chat@2.0.0`." in text
     assert "openai-java" not in text  # another library is not the seed's system
 
 
@@ -57,3 +81,14 @@ def test_a_seed_system_that_cannot_be_built_says_so_and_keeps_its_mutant():
 def test_no_seed_mutant_means_no_section():
     header = {"mutants": [MUTATION_HEADER["mutants"][0]]}
     assert render_seeds([], header, MUTATION_RECORDS[:1]) == []
+
+
+def test_an_adapter_that_lacks_the_capability_a_seed_bug_shows_on_says_so_with_its_reason():
+    events = {"axis": "events", "place": "/events/*", "kind": "completed a call that does not exist"}
+    records = [{**r, "divergences": [*r.get("divergences", []), events]} for r in MUTATION_RECORDS]
+    description, verdicts = spring("spring-ai-openai-chat", "2.0.1", {"DC-V4ZD": "pass"})
+    description = {**description, "capabilities": ["usage"],
+                   "capability_notes": {"events": "stream() emits ChatResponses, no completion events"}}
+    text = "\n".join(render_seeds([(description, verdicts)], MUTATION_HEADER, records))
+    assert ("- `spring-ai-openai-chat` sees the bug except where it shows only on what it lacks: events "
+            "(stream() emits ChatResponses, no completion events)") in text

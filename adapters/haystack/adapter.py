@@ -116,7 +116,7 @@ class _HaystackAdapter(Adapter):
             else:
                 raise TypeError(f"the adapter has no mapping for haystack content {type(content).__name__}")
         refusal = message.meta.get("refusal")
-        if isinstance(refusal, str) and refusal:
+        if isinstance(refusal, str):  # "" too: the comparator decides what is empty
             calls = [i for i, part in enumerate(parts) if part["type"] == "tool_call"]
             parts.insert(calls[0] if calls else len(parts), {"type": "refusal", "text": refusal})
         return parts

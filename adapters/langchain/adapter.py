@@ -208,19 +208,19 @@ class LangChainOpenAIChat(_LangChainAdapter):
     def _choice(self, merged: AIMessageChunk) -> dict[str, Any]:
         parts: list[dict[str, Any]] = []
         reasoning = merged.additional_kwargs.get("reasoning_content")
-        if isinstance(reasoning, str) and reasoning:
+        if isinstance(reasoning, str):  # "" too, as every text below: the comparator omits an empty part
             parts.append({"type": "reasoning", "text": reasoning, "summary": [], "signature": None})
         content = merged.content
         if isinstance(content, str):
-            if content:
+            if content is not None:
                 parts.append({"type": "text", "text": content, "annotations": []})
         else:
             for block in content:
                 text = block if isinstance(block, str) else block.get("text") if block.get("type") == "text" else None
-                if text:
+                if text is not None:
                     parts.append({"type": "text", "text": text, "annotations": []})
         refusal = merged.additional_kwargs.get("refusal")
-        if refusal:
+        if refusal is not None:
             parts.append({"type": "refusal", "text": refusal})
         parts.extend(_tool_calls_from_chunks(merged))
         function_call = merged.additional_kwargs.get("function_call")

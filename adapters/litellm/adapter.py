@@ -31,8 +31,8 @@ What the result types cannot express (left out of `capabilities`, judged n/a)
   refusal, tool_calls, function_call, then provider_specific_fields server_tool_calls, web_search_results,
   tool_results). finish_reason is n/a: litellm exposes only its OpenAI-style translation (`end_turn` ->
   `stop`, ...), not Anthropic's own stop_reason, and stop_sequence is not on its message at all.
-* Usage for Chat: `Usage.model_dump(exclude_none=True)` without litellm's `cost` key (a price from its
-  cost map, not a usage count). litellm fills in a token-count estimate when the stream carried no usage;
+* Usage: `Usage.model_dump(exclude_none=True)` as litellm hands it over, its own `cost` key (the bill it
+  stamps on usage from its cost map) included. litellm fills in a token-count estimate when none streamed;
   that estimate is reported as is.
 * Mid-stream errors: litellm raises its own exception (e.g. `MidStreamFallbackError`) whose message is
   decorated and which carries no error type; it is left to propagate (the harness records `error`).
@@ -136,16 +136,16 @@ def _message_parts(message: Any) -> list[dict[str, Any]]:
             else:
                 parts.append({"type": "reasoning", "text": _get(block, "thinking") or "", "summary": [],
                               "signature": _get(block, "signature")})
-    elif reasoning_content:
+    elif reasoning_content is not None:
         parts.append({"type": "reasoning", "text": reasoning_content, "summary": [], "signature": None})
     content = _get(message, "content")
-    if content:  # None or "": litellm's OpenAI-shaped message for "no text"
+    if content:  # None or "": "no text" in litellm's OpenAI-shaped message, also for an Anthropic stream
         provider_fields = _get(message, "provider_specific_fields") or {}
         citations = provider_fields.get("citations") or []
         annotations = [c for group in citations for c in (group if isinstance(group, list) else [group])]
         parts.append({"type": "text", "text": content, "annotations": annotations})
     refusal = _get(message, "refusal")
-    if refusal:
+    if refusal is not None:
         parts.append({"type": "refusal", "text": refusal})
     for call in _get(message, "tool_calls") or []:
         parts.append(_tool_call_part(call))
@@ -167,8 +167,8 @@ def _chat_usage(response: Any) -> dict[str, Any] | None:
     usage = _get(response, "usage")
     if usage is None:
         return None
+    # as litellm hands it over, `cost` included: the comparator judges keys the stream did not carry
     dumped = usage.model_dump(exclude_none=True)
-    dumped.pop("cost", None)
     return dumped
 
 
@@ -332,8 +332,8 @@ class LitellmResponsesAdapter(Adapter):
         details = _get(response, "incomplete_details")
         error = _get(response, "error")
         usage = _dump(_get(response, "usage"))
-        if isinstance(usage, dict):
-            usage = {k: v for k, v in usage.items() if k != "cost"}
+        # as litellm hands it over, its own `cost` key included (the comparator judges a key the
+        # stream did not carry, CONTRACT 4; an adapter never edits the library's output)
         return {
             "choices": [{"index": 0, "parts": _responses_parts(_get(response, "output")),
                          "finish_reason": _get(response, "status"), "finish_detail": _get(details, "reason")}],

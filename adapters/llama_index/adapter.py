@@ -88,7 +88,7 @@ def _arguments(value: Any) -> str | None:
 def _refusal(response: ChatResponse) -> str | None:
     """The refusal llama-index keeps on a ChatResponse (its Responses output parser writes it there)."""
     refusal = response.additional_kwargs.get("refusal")
-    return refusal if isinstance(refusal, str) and refusal else None
+    return refusal if isinstance(refusal, str) else None  # "" too: the comparator decides what is empty
 
 
 def _builtin_call(item: Any) -> list[dict[str, Any]]:
@@ -208,7 +208,7 @@ class LlamaIndexOpenAIChat(_LlamaIndexAdapter):
             if isinstance(block, ThinkingBlock):
                 parts.append({"type": "reasoning", "text": block.content or "", "summary": [], "signature": None})
             elif isinstance(block, TextBlock):
-                if block.text:
+                if block.text is not None:
                     parts.append({"type": "text", "text": block.text, "annotations": []})
             elif isinstance(block, ToolCallBlock):
                 continue  # the same calls as additional_kwargs["tool_calls"], mapped below
@@ -216,7 +216,7 @@ class LlamaIndexOpenAIChat(_LlamaIndexAdapter):
                 raise TypeError(f"the adapter has no mapping for llama-index block {type(block).__name__}")
         for item in last.additional_kwargs.get("built_in_tool_calls") or []:
             parts.extend(_builtin_call(item))
-        if refusal := _refusal(last):
+        if (refusal := _refusal(last)) is not None:
             parts.append({"type": "refusal", "text": refusal})
         for call in last.message.additional_kwargs.get("tool_calls") or []:
             function = call.function
@@ -278,7 +278,7 @@ class LlamaIndexOpenAIResponses(_LlamaIndexAdapter):
                               "arguments": _arguments(block.tool_kwargs)})
             else:
                 raise TypeError(f"the adapter has no mapping for llama-index block {type(block).__name__}")
-        if refusal := _refusal(last):
+        if (refusal := _refusal(last)) is not None:
             texts = [i for i, part in enumerate(parts) if part["type"] == "text"]
             parts.insert(texts[-1] + 1 if texts else len(parts), {"type": "refusal", "text": refusal})
         usage = last.additional_kwargs.get("usage")

@@ -188,14 +188,14 @@ class OpenAIChatAdapter(_Base):
         message = choice.message
         extra = getattr(message, "model_extra", None) or {}
         parts: list[dict[str, Any]] = []
-        for field in ("reasoning_content", "reasoning"):
+        for field in ("reasoning_content", "reasoning"):  # one text in both fields (mirrored) is read once
             value = extra.get(field)
-            if value is not None and value != "":
+            if value is not None and not any(p["text"] == value for p in parts):
                 parts.append({"type": "reasoning", "text": value if isinstance(value, str) else json.dumps(value),
                               "summary": [], "signature": None})
-        if message.content:
+        if message.content is not None:  # "" too: the comparator decides what an empty text is (CONTRACT 3.2)
             parts.append({"type": "text", "text": message.content, "annotations": []})
-        if message.refusal:
+        if message.refusal is not None:
             parts.append({"type": "refusal", "text": message.refusal})
         for call in message.tool_calls or []:
             if call.type == "custom":

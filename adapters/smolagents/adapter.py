@@ -107,7 +107,7 @@ class SmolagentsOpenAIAdapter(Adapter):
                     "error": {"type": exc.type if exc.type is not None else exc.code, "message": exc.message}}
         message = agglomerate_stream_deltas(deltas)
         parts: list[dict[str, Any]] = []
-        if message.content:
+        if message.content is not None:  # "" too: the comparator omits an empty text (CONTRACT 3.2)
             parts.append({"type": "text", "text": message.content, "annotations": []})
         for call in message.tool_calls or []:
             arguments = call.function.arguments

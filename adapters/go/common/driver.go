@@ -23,6 +23,7 @@ type Request struct {
 	Chunks    []json.RawMessage `json:"chunks"`
 	StreamEnd string            `json:"stream_end"`
 	SSE       string            `json:"sse"`
+	SSECuts   []int             `json:"sse_cuts"` // byte offsets where a byte-level fixture cuts the body into reads
 }
 
 // Description is the hello's implementation (the same fields as an in-process adapter's describe()).

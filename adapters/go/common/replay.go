@@ -15,11 +15,17 @@ const APIKey = "sk-deltacheck-dummy"
 const pieces = 4
 
 // Replay is a loopback HTTP server answering every request with the current fixture's SSE text as a
-// text/event-stream body, written in equal byte slices flushed one by one (so slices may cut lines,
-// events and multi-byte characters, as a network does).
+// text/event-stream body, written in slices flushed one by one: where a byte-level fixture cuts it
+// (`sse_cuts`, which may fall inside a multi-byte character), else in equal byte slices (so slices
+// may cut lines, events and multi-byte characters, as a network does).
 type Replay struct {
 	BaseURL string
-	body    atomic.Value
+	body    atomic.Value // the current response, a served
+}
+
+type served struct {
+	body  []byte
+	edges []int // slice boundaries, from 0 to len(body)
 }
 
 // StartReplay listens on 127.0.0.1 and serves in the background.
@@ -29,19 +35,14 @@ func StartReplay() (*Replay, error) {
 		return nil, err
 	}
 	replay := &Replay{BaseURL: "http://" + listener.Addr().String()}
-	replay.body.Store([]byte{})
+	replay.body.Store(served{edges: []int{0}})
 	go http.Serve(listener, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
-		body := replay.body.Load().([]byte)
+		current := replay.body.Load().(served)
 		w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
 		w.WriteHeader(http.StatusOK)
-		size := (len(body) + pieces - 1) / pieces
-		if size < 1 {
-			size = 1
-		}
-		for offset := 0; offset < len(body); offset += size {
-			end := min(offset+size, len(body))
-			w.Write(body[offset:end])
+		for i := 1; i < len(current.edges); i++ {
+			w.Write(current.body[current.edges[i-1]:current.edges[i]])
 			if flusher, ok := w.(http.Flusher); ok {
 				flusher.Flush()
 			}
@@ -50,9 +51,19 @@ func StartReplay() (*Replay, error) {
 	return replay, nil
 }
 
-// Serve makes the next requests answer with this SSE text.
-func (r *Replay) Serve(sse string) {
-	r.body.Store([]byte(sse))
+// Serve makes the next requests answer with the request's SSE text, cut where the fixture cuts it.
+func (r *Replay) Serve(request Request) {
+	body := []byte(request.SSE)
+	edges := []int{0}
+	if len(request.SSECuts) > 0 {
+		edges = append(edges, request.SSECuts...)
+	} else {
+		size := max(1, (len(body)+pieces-1)/pieces)
+		for offset := size; offset < len(body); offset += size {
+			edges = append(edges, offset)
+		}
+	}
+	r.body.Store(served{body: body, edges: append(edges, len(body))})
 }
 
 // ChunkLocator finds which fixture chunk a chunk the library parsed is, by its JSON value, searching

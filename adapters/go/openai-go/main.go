@@ -78,7 +78,7 @@ func nullIfEmpty(text string) any {
 }
 
 func runChat(request common.Request) (map[string]any, error) {
-	replay.Serve(request.SSE)
+	replay.Serve(request)
 	locator := common.NewChunkLocator(request.Chunks)
 	stream := client.Chat.Completions.NewStreaming(context.Background(), openai.ChatCompletionNewParams{
 		Model:    "gpt-4o",
@@ -121,12 +121,9 @@ func runChat(request common.Request) (map[string]any, error) {
 func chatChoice(choice openai.ChatCompletionChoice) map[string]any {
 	message := choice.Message
 	parts := []any{}
-	if message.Content != "" {
-		parts = append(parts, common.TextPart(message.Content))
-	}
-	if message.Refusal != "" {
-		parts = append(parts, common.RefusalPart(message.Refusal))
-	}
+	// "" too (a value type, where no content and "" are one): the comparator omits an empty part (CONTRACT 3.2)
+	parts = append(parts, common.TextPart(message.Content))
+	parts = append(parts, common.RefusalPart(message.Refusal))
 	for _, call := range message.ToolCalls {
 		parts = append(parts, common.ToolCallPart("function", nullIfEmpty(call.ID), nil, nullIfEmpty(call.Function.Name), call.Function.Arguments))
 	}

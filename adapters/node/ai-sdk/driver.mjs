@@ -146,9 +146,8 @@ function callArguments(call, textInput = false) {
 async function chatChoice(result) {
   const parts = [];
   const reasoning = await result.reasoningText;  // undefined when the SDK produced no reasoning part
-  if (typeof reasoning === 'string' && reasoning !== '') parts.push(reasoningPart(reasoning));
-  const text = await result.text;
-  if (text !== '') parts.push(textPart(text));
+  if (typeof reasoning === 'string') parts.push(reasoningPart(reasoning));
+  parts.push(textPart(await result.text));  // "" when the SDK has no text: the comparator omits an empty part
   for (const call of await result.toolCalls) {
     if (call.providerExecuted) continue;
     const part = toolCallPart('function', orNull(call.toolCallId), null, orNull(call.toolName), callArguments(call),

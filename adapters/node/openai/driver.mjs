@@ -70,11 +70,11 @@ function chatChoice(choice) {
   const reasoning = [];
   for (const key of ['reasoning_content', 'reasoning']) {
     const value = message[key];
-    if (typeof value === 'string' && value !== '' && !reasoning.includes(value)) reasoning.push(value);
+    if (typeof value === 'string' && !reasoning.includes(value)) reasoning.push(value);
   }
   for (const text of reasoning) parts.push(reasoningPart(text));
-  if (typeof message.content === 'string' && message.content !== '') parts.push(textPart(message.content));
-  if (typeof message.refusal === 'string' && message.refusal !== '') parts.push(refusalPart(message.refusal));
+  if (typeof message.content === 'string') parts.push(textPart(message.content));  // "" too: the comparator omits it
+  if (typeof message.refusal === 'string') parts.push(refusalPart(message.refusal));
   for (const call of message.tool_calls ?? []) {
     if (call === undefined) continue;  // a hole in the library's sparse array is not a call
     const fn = call.function ?? {};

@@ -225,4 +225,7 @@ def run_mutants(corpus, timeout: float = 5.0):
                 "killed": verdict.verdict in ("fail", "error", "crash", "timeout"),
                 "verdict": verdict.verdict,
                 "message": verdict.message.splitlines()[0] if verdict.message else "",
+                # where the bug shows, so the seed section can tell a real library's failure that is
+                # this bug from one that is not (reports/adequacy.py)
+                "divergences": [{key: d[key] for key in ("axis", "place", "kind")} for d in verdict.divergences],
             }

@@ -381,7 +381,16 @@ def _write_report(
     except InvalidResults as exc:
         raise click.ClickException(str(exc)) from None
     write_text_atomically(
-        output, render_report(results, corpus.version, deltacheck.CONTRACT_VERSION, mutation, fuzz, cost_runs)
+        output,
+        render_report(
+            results,
+            corpus.version,
+            deltacheck.CONTRACT_VERSION,
+            mutation,
+            fuzz,
+            cost_runs,
+            {fixture.id: fixture.tags for fixture in corpus.fixtures},
+        ),
     )
     page = render_html(results, corpus.version)
     if cost_runs:

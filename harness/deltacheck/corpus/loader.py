@@ -425,7 +425,7 @@ def _expectation_problems(fixture: Fixture) -> list[tuple[str, str]]:
                     )
                 )
         for where, outcome in outcomes:
-            if forbidden_matches(rule, normalised(outcome)):
+            if forbidden_matches(rule, normalised(outcome, fixture.protocol)):
                 out.append(
                     (
                         f"/implementation_defined/forbidden/{i}",

@@ -116,7 +116,7 @@ def judge_translation(
     verdict.observed = observed
     _, notes = shared_capabilities(upstream, downstream)
     verdict.na = sorted(notes)
-    seen = shared_view(normalised(observed), downstream, pair)
+    seen = shared_view(normalised(observed, downstream), downstream, pair)
     candidates = ([("expected", fixture.expected)] if fixture.expected is not None else []) + [
         (f"acceptable/{i}: {a['description']}", a["result"]) for i, a in enumerate(fixture.acceptable)
     ]
@@ -133,7 +133,7 @@ def judge_translation(
         return verdict
     best = None
     for label, candidate in candidates:
-        want = shared_view(normalised(candidate), upstream, pair)
+        want = shared_view(normalised(candidate, upstream), upstream, pair)
         got = copy.deepcopy(seen)
         mapping = map_gateway_ids(want, got)
         map_error_message(want, got)

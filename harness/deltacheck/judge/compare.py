@@ -11,6 +11,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from deltacheck.protocols import protocol as protocol_spec
+
 AXES = ("content", "identity", "arguments", "ordering", "finish", "usage", "events")
 IDENTITY_FIELDS = {"kind", "id", "item_id", "name"}
 GAP_COST = 6  # above the field count of any part, so pairing a part beats dropping it
@@ -157,8 +159,14 @@ def arguments_equal(expected: Any, observed: Any) -> bool:
 NO_ARGUMENTS = "{}"
 
 
-def normalised(result: dict[str, Any]) -> dict[str, Any]:
-    """A result with the CONTRACT 4 equivalences applied: one place, for every adapter and every fixture."""
+def normalised(result: dict[str, Any], protocol: str | None = None) -> dict[str, Any]:
+    """A result with the CONTRACT 4 equivalences applied: one place, for every adapter and every fixture.
+
+    `protocol`: the protocol the result is of; where its canonical form omits empty parts (CONTRACT
+    3.2, Chat), an empty text, refusal or reasoning part is no part.
+    """
+    if protocol is not None and protocol_spec(protocol).empty_parts_omitted:
+        result = _without_empty_parts(result)
     error = result.get("error")
     if isinstance(error, dict) and isinstance(error.get("type"), int) and not isinstance(error.get("type"), bool):
         result = {**result, "error": {**error, "type": str(error["type"])}}
@@ -183,6 +191,36 @@ def normalised(result: dict[str, Any]) -> dict[str, Any]:
             ],
         }
     return result
+
+
+def _is_empty_part(part: Any) -> bool:
+    """A text, refusal or reasoning part that carries nothing: "" (and no annotations, summary or signature)."""
+    if not isinstance(part, dict) or part.get("type") not in ("text", "refusal", "reasoning"):
+        return False
+    return (
+        part.get("text") in ("", None)
+        and not part.get("annotations")
+        and not part.get("summary")
+        and part.get("signature") in ("", None)
+    )
+
+
+def _without_empty_parts(result: dict[str, Any]) -> dict[str, Any]:
+    choices = result.get("choices")
+    if not isinstance(choices, list) or not any(
+        isinstance(c, dict) and isinstance(c.get("parts"), list) and any(map(_is_empty_part, c["parts"]))
+        for c in choices
+    ):
+        return result
+    return {
+        **result,
+        "choices": [
+            {**c, "parts": [p for p in c["parts"] if not _is_empty_part(p)]}
+            if isinstance(c, dict) and isinstance(c.get("parts"), list)
+            else c
+            for c in choices
+        ],
+    }
 
 
 def is_no_arguments(value: Any) -> bool:
@@ -244,13 +282,25 @@ def compare(expected: dict[str, Any], observed: dict[str, Any]) -> list[Divergen
     for index, choice in observed_choices.items():
         if index not in expected_choices:
             out.append(Divergence(f"/choices/{index}", _choice_axis(choice), MISSING, choice, "unexpected choice"))
-    for key in ("usage", "error"):
-        if key in expected and not json_equal(expected[key], observed.get(key, MISSING)):
-            out.append(
-                Divergence(
-                    f"/{key}", "usage" if key == "usage" else "finish", expected[key], observed.get(key, MISSING)
-                )
-            )
+    if "usage" in expected:
+        out.extend(_compare_usage("/usage", expected["usage"], observed.get("usage", MISSING)))
+    if "error" in expected and not json_equal(expected["error"], observed.get("error", MISSING)):
+        out.append(Divergence("/error", "finish", expected["error"], observed.get("error", MISSING)))
+    return out
+
+
+def _compare_usage(pointer: str, expected: Any, observed: Any) -> list[Divergence]:
+    """Usage key by key (CONTRACT 4): the provider's object as streamed, so a key the stream did not
+    carry is a divergence of its own (`/usage/cost: unexpected`), whoever added it."""
+    if json_equal(expected, observed):
+        return []
+    if not (isinstance(expected, dict) and isinstance(observed, dict)):
+        return [Divergence(pointer, "usage", expected, observed)]
+    out: list[Divergence] = []
+    for key in list(expected) + [k for k in observed if k not in expected]:
+        out.extend(
+            _compare_usage(f"{pointer}/{pointer_escape(key)}", expected.get(key, MISSING), observed.get(key, MISSING))
+        )
     return out
 
 

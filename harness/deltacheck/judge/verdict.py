@@ -355,7 +355,7 @@ def _judge(
         )
         return verdict
 
-    observed_normal = normalised(observed)
+    observed_normal = normalised(observed, fixture.protocol)
     seen, verdict.na = strip_unsupported(observed_normal, capabilities)
     candidates = ([("expected", fixture.expected)] if fixture.expected is not None else []) + [
         (f"acceptable/{i}: {a['description']}", a["result"]) for i, a in enumerate(fixture.acceptable)
@@ -364,7 +364,7 @@ def _judge(
         return _not_rejected(verdict, fixture, observed_normal, axes)
     best: tuple[str, dict[str, Any], list[Divergence]] | None = None
     for label, candidate in candidates:
-        candidate = normalised(candidate)
+        candidate = normalised(candidate, fixture.protocol)
         want, _ = strip_unsupported(candidate, capabilities)
         # events are judged against the same outcome as the result (an acceptable outcome completes as it says)
         divergences = compare(want, seen) + _judge_events(fixture, observed_normal, capabilities, reference, candidate)
@@ -517,21 +517,14 @@ def _judge_events(
     # No-arguments spelling (CONTRACT 4) on both sides; normalised() returns its input when nothing needs it.
     judged_against = outcome or fixture.expected
     assert judged_against is not None  # no candidate outcome is given only for a fixture with an expected result
-    observed, outcome = normalised(observed), normalised(judged_against)
-    # A call of a kind the adapter cannot express is n/a here as in the result (strip_unsupported): it need not
-    # complete, and an event naming it is not an event for a call that does not exist.
-    inexpressible = [
-        p
-        for c in outcome["choices"]
-        for p in c["parts"]
-        if p["type"] == "tool_call" and KIND_CAPABILITY.get(p.get("kind"), "") not in capabilities | {""}
-    ]
-    calls = [
-        (c["index"], position, p)
-        for c in outcome["choices"]
-        for position, p in enumerate(c["parts"])
-        if p["type"] == "tool_call" and not any(p is q for q in inexpressible)
-    ]
+    observed, outcome = normalised(observed, fixture.protocol), normalised(judged_against, fixture.protocol)
+    calls: list[tuple[int, int, dict[str, Any]]] = []
+    not_applicable: list[tuple[int, int, dict[str, Any]]] = []
+    for c in outcome["choices"]:
+        for position, p in enumerate(c["parts"]):
+            if p["type"] == "tool_call":
+                expressible = _expressible_call(c["index"], p, capabilities)
+                (calls if expressible else not_applicable).append((c["index"], position, p))
     events = observed.get("events")
     if events is None:
         return (
@@ -543,11 +536,7 @@ def _judge_events(
     unclaimed = list(range(len(events)))
     for choice, position, call in calls:
         label = f"tool call {call['id']!r} ({call['name']})"
-        mine = [
-            i
-            for i in unclaimed
-            if events[i]["choice"] == choice and events[i]["id"] == call["id"] and events[i]["name"] == call["name"]
-        ]
+        mine = [i for i in unclaimed if _names_call(events[i], choice, call)]
         pointer = f"/choices/{choice}/parts/{position}"
         if not mine:
             out.append(Divergence(pointer, "events", call, None, f"{label} never completed"))
@@ -589,8 +578,8 @@ def _judge_events(
             )
     for i in unclaimed:
         event = events[i]
-        if any(event["id"] == q["id"] and event["name"] == q["name"] for q in inexpressible):
-            continue
+        if any(_names_call(event, choice, call) for choice, _, call in not_applicable):
+            continue  # a completion of a call the adapter cannot express: n/a, as the call itself is
         out.append(
             Divergence(
                 f"/events/{i}",
@@ -601,3 +590,17 @@ def _judge_events(
             )
         )
     return out
+
+
+def _names_call(event: dict[str, Any], choice: int, call: dict[str, Any]) -> bool:
+    return event["choice"] == choice and event["id"] == call["id"] and event["name"] == call["name"]
+
+
+def _expressible_call(choice: int, call: dict[str, Any], capabilities: frozenset[str]) -> bool:
+    """Whether strip_unsupported keeps this call: the events rules judge only the calls that are
+    compared, so a call set aside as n/a neither fails as never completed nor makes its completion
+    event one for a call that does not exist."""
+    if choice != 0 and "multiple_choices" not in capabilities:
+        return False
+    needed = KIND_CAPABILITY.get(call.get("kind"))
+    return needed is None or needed in capabilities

@@ -61,6 +61,10 @@ class Protocol:
     # Why a capability is absent for every adapter of this protocol: the protocol itself has no such
     # field (or the corpus defines none for it). Adapters add only their library's own reasons.
     capability_notes: dict[str, str] = field(default_factory=dict)
+    # CONTRACT 3.2: true where the canonical form omits an empty text, refusal or reasoning part (Chat,
+    # whose fields are concatenations, not content parts); the comparator then reads such a part,
+    # wherever an implementation reports one, as no part at all.
+    empty_parts_omitted: bool = False
 
     def part(self, module: str) -> ModuleType:
         """One module of the protocol's package (`reference`, `mutants`, ...), imported on first use."""

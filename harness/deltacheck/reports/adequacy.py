@@ -4,7 +4,7 @@ seed reports shown by their mutants and by the real code."""
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -118,6 +118,17 @@ SEED_NOT_BUILDABLE = {
     "implementation of it is scored; its mutant stands in for it",
 }
 SEED_CITATION = re.compile(r"\(seed (\d{3})")
+# Where a seed's bug lives in a part of the library the canonical result does not read, by mutant name:
+# why no fixture can show it in the real code's result, whatever the mutant (which models it on the result).
+SEED_UNOBSERVABLE = {
+    "koog-responses-adapter": "the reported bug is in Koog's ToolCallDelta frames, whose id is the Responses item id "
+    "while the ToolCallComplete of the same call carries its call id (seed 003, part 1); the adapter maps the complete "
+    "frames (TextComplete, ReasoningComplete, ToolCallComplete, End), and a delta frame's identity has no place in the "
+    "canonical result (events are completions only, and Koog's carry no stream position), so no fixture can show this "
+    "bug in Koog's output; each cell shows what else the fixture finds there",
+}
+# The capability an axis of a divergence needs to be seen at all (the others are always expressed).
+AXIS_CAPABILITY = {"events": "events", "usage": "usage"}
 
 
 def render_seeds(
@@ -131,9 +142,11 @@ def render_seeds(
     `runs` are (adapter description, records) per implementation.
     """
     killers: dict[str, set[str]] = defaultdict(set)
+    mutant_records: dict[tuple[str, str], dict[str, Any]] = {}
     for record in mutation_records:
         if record["killed"]:
             killers[record["mutant"]].add(record["fixture"])
+            mutant_records[(record["mutant"], record["fixture"])] = record
     seeded = [
         (match.group(1), mutant)
         for mutant in mutation_header["mutants"]
@@ -144,8 +157,12 @@ def render_seeds(
     out = [
         "## Seed reports and the real code\n",
         "Each seed bug report is modelled by a mutant (`harness/deltacheck/protocols/*/mutants.py`); the fixtures "
-        "that catch the mutant reproduce the reported bug. Where the system itself can be built, its real code is "
-        "run on the same fixtures: it fails them where the bug is present and passes them where it is fixed.\n",
+        "that catch the mutant reproduce the reported bug, and the table says how the bug shows on each (the "
+        "mutant's divergences). Where the system itself can be built, its real code is run on the same fixtures, "
+        "and each cell says what that run shows: the seed bug (a failure with one of the mutant's divergences: "
+        "same axis, place and kind), another failure (its first divergence, or the exception raised before the "
+        "bug could show), n/a (the adapter cannot express what the fixture is about: its reason, from the "
+        "library's source), or a pass (the bug does not show there).\n",
     ]
     for seed, mutant in sorted(seeded, key=lambda item: (item[0], item[1]["name"])):
         fixtures = sorted(killers[mutant["name"]])
@@ -172,20 +189,110 @@ def render_seeds(
                 "- real implementation: "
                 + ", ".join(f"{d.get('library')} {d.get('version')} (`{d.get('name')}`)" for d, _ in implementations)
             )
+        if implementations and fixtures:
+            out.extend(_observability(mutant["name"], fixtures, mutant_records, implementations))
         out.append("")
         if not implementations or not fixtures:
             continue
         names = [f"{d.get('name')} ({d.get('version')})" for d, _ in implementations]
-        out.append("| fixture | " + " | ".join(names) + " |")
-        out.append("|---|" + "---|" * len(names))
-        verdicts = [{r["fixture"]: r["verdict"] for r in records} for _, records in implementations]
+        out.append("| fixture | how the seed bug shows | " + " | ".join(names) + " |")
+        out.append("|---|---|" + "---|" * len(names))
+        by_fixture = [({r["fixture"]: r for r in records}, d) for d, records in implementations]
+        showing: Counter[str] = Counter()
         for fixture in fixtures:
-            out.append(f"| {fixture} | " + " | ".join(_seed_cell(v.get(fixture)) for v in verdicts) + " |")
+            bug = mutant_records.get((mutant["name"], fixture), {})
+            cells = []
+            for records, description in by_fixture:
+                cell, shows = _seed_cell(records.get(fixture), bug, description)
+                cells.append(cell)
+                showing[description.get("name", "")] += shows
+            out.append(f"| {fixture} | {_md(_bug_shape(bug))} | " + " | ".join(cells) + " |")
         out.append("")
+        out.append(
+            "The seed bug shows on "
+            + "; ".join(
+                f"{showing[d.get('name', '')]} of {len(fixtures)} in `{d.get('name')}`" for d, _ in implementations
+            )
+            + ".\n"
+        )
     return out
 
 
-def _seed_cell(verdict: str | None) -> str:
-    if verdict is None:
-        return "not run"
-    return verdict if verdict in ("pass", "n/a", "skip") else f"**{verdict.upper()}**"
+def _observability(
+    mutant: str,
+    fixtures: list[str],
+    mutant_records: dict[tuple[str, str], dict[str, Any]],
+    implementations: list[tuple[dict[str, Any], list[dict[str, Any]]]],
+) -> list[str]:
+    """Whether each implementation's adapter can see the bug where the mutant shows it: the axes of the
+    mutant's divergences that need a capability the adapter lacks, with its reason."""
+    if mutant in SEED_UNOBSERVABLE:
+        return [f"- what the adapters can see: nothing of this bug: {SEED_UNOBSERVABLE[mutant]}"]
+    axes = {d.get("axis") for f in fixtures for d in mutant_records.get((mutant, f), {}).get("divergences") or []}
+    out = []
+    for description, _ in implementations:
+        capabilities = set(description.get("capabilities") or [])
+        notes = description.get("capability_notes") or {}
+        unseen = sorted(
+            AXIS_CAPABILITY[a] for a in axes if a in AXIS_CAPABILITY and AXIS_CAPABILITY[a] not in capabilities
+        )
+        if unseen:
+            reasons = "; ".join(f"{c} ({notes[c]})" if c in notes else c for c in unseen)
+            out.append(
+                f"- `{description.get('name')}` sees the bug except where it shows only on what it lacks: {_md(reasons)}"
+            )
+    return out
+
+
+def _keys(divergences: list[dict[str, Any]]) -> list[str]:
+    keys: list[str] = []
+    for d in divergences:
+        key = f"{d.get('axis')} {d.get('place')}: {d.get('kind')}"
+        if key not in keys:
+            keys.append(key)
+    return keys
+
+
+def _bug_shape(bug: dict[str, Any]) -> str:
+    """How the mutant fails the fixture: its divergences, or (results written before they were kept) its message."""
+    keys = _keys(bug.get("divergences") or [])
+    if keys:
+        return "; ".join(keys)
+    return _cell(bug.get("message", "") or "–", 160)
+
+
+def _seed_cell(record: dict[str, Any] | None, bug: dict[str, Any], description: dict[str, Any]) -> tuple[str, bool]:
+    """(the cell, whether it shows the seed bug) for one implementation's record of one fixture."""
+    if record is None:
+        return "not run", False
+    verdict = record["verdict"]
+    if verdict == "pass":
+        return "pass", False
+    if verdict == "skip":
+        return "skip", False
+    if verdict == "n/a":
+        lacking = NA_SUBJECT.match(record.get("message", ""))
+        if not lacking:
+            return "n/a", False
+        notes = description.get("capability_notes") or {}
+        reasons = [f"{name} ({notes[name]})" if name in notes else name for name in lacking.group(1).split(", ")]
+        return _md(f"n/a: cannot express {'; '.join(reasons)}"), False
+    if verdict == "fail":
+        mine = _keys(record.get("divergences") or [])
+        shared = [key for key in mine if key in _keys(bug.get("divergences") or [])]
+        if shared:
+            return _md(f"**FAIL**: the seed bug ({'; '.join(shared)})"), True
+        first = mine[0] if mine else _cell(record.get("message", ""), 160)
+        return _md(f"**FAIL**, another defect: {first}"), False
+    message = record.get("message", "")
+    raised = RAISED_CLASS.match(message)
+    what = f"raises {raised.group(1)}" if raised else _cell(message, 120)
+    return _md(f"**{verdict.upper()}** before the seed bug could show: {what}"), False
+
+
+NA_SUBJECT = re.compile(r"^cannot express ([\w, ]+), which this fixture is about")
+RAISED_CLASS = re.compile(r"^raised: ([A-Za-z_][\w.]*)")
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import deltacheck
@@ -33,7 +34,9 @@ def render_report(
     mutation: tuple[dict[str, Any], list[dict[str, Any]]] | None = None,
     fuzz: list[tuple[dict[str, Any], list[dict[str, Any]]]] | None = None,
     cost: list[tuple[dict[str, Any], list[dict[str, Any]]]] | None = None,
+    fixture_tags: Mapping[str, Sequence[str]] | None = None,
 ) -> str:
+    """`fixture_tags`: each fixture's tags (from the corpus), shown beside the findings they appear in."""
     # The reference first, as the baseline column; then the implementations by name.
     runs = sorted(all_results, key=lambda r: (r.adapter.get("name") != "reference", r.adapter.get("name", "")))
     out: list[str] = []
@@ -56,7 +59,7 @@ def render_report(
     _scores_section(out, runs)
     _gateways_section(out, runs)
     _axes_section(out, runs)
-    _findings_section(out, runs)
+    _findings_section(out, runs, fixture_tags)
     _matrix_section(out, runs)
     _single_failures_section(out, runs)
     _fixture_bugs_section(out, runs)
@@ -167,28 +170,38 @@ def _axes_section(out: list[str], runs: list[Results]) -> None:
     out.append("")
 
 
-def _findings_section(out: list[str], runs: list[Results]) -> None:
+def _findings_section(out: list[str], runs: list[Results], fixture_tags: Mapping[str, Sequence[str]] | None) -> None:
     out.append("## Distinct findings\n")
     out.append(
-        "Each implementation's failures grouped by defect (CONTRACT.md 4.1): one row per axis, kind of "
-        "divergence and place (pointer with indices generalised), with the fixtures that show it. A "
-        "fixture appears under every finding it shows; one policy is one row however many fixtures it touches.\n"
+        "Each implementation's failures grouped by defect (CONTRACT.md 4.1). A failing fixture's divergences "
+        "are read as strands: its parts and completion events together (a call merged into another is an "
+        "unexpected call, wrong arguments and a completion of a call that does not exist at once: one defect), "
+        "and each field beside them (finish reason, finish detail, error, usage, a gateway stream's validity) on "
+        "its own. A finding is one strand's divergence path: its axes, and each place (the pointer with indices "
+        "generalised) with its kind of divergence, ordered by axis and then place. Fixtures whose strand reads the same share "
+        "the row, so one policy is one row however many fixtures it touches, and two defects that meet at one "
+        "place are two rows; a fixture appears under each finding it shows. A fixture that raised is grouped by "
+        "its exception class. *Stream shapes* counts the tags of the row's fixtures (corpus/tags.json; `text` "
+        "and `tool-call` left out): what the defect's streams have in common.\n"
     )
     any_rows = False
     for run in runs:
-        findings = distinct_findings(r for r in run.records if r["verdict"] in NOT_PASSED)
+        findings = distinct_findings((r for r in run.records if r["verdict"] in NOT_PASSED), fixture_tags)
         if not findings:
             continue
         any_rows = True
         failing = sum(r["verdict"] in NOT_PASSED for r in run.records)
         out.append(f"### {run.adapter.get('name')}: {len(findings)} finding(s) in {failing} failing fixture(s)\n")
-        out.append("| axis | finding | fixtures | count |")
-        out.append("|---|---|---|---|")
+        out.append("| axis | finding | stream shapes | fixtures | count |")
+        out.append("|---|---|---|---|---|")
         for finding in findings:
             shown = ", ".join(finding.fixtures[:6]) + (
                 f", … ({len(finding.fixtures) - 6} more)" if len(finding.fixtures) > 6 else ""
             )
-            out.append(f"| {finding.axis} | {_cell_text(finding.what)} | {shown} | {len(finding.fixtures)} |")
+            out.append(
+                f"| {finding.axis} | {_cell_text(finding.what)} | {_cell_text(finding.shapes_text())} | {shown} "
+                f"| {len(finding.fixtures)} |"
+            )
         out.append("")
     if not any_rows:
         out.append("No failures.\n")

@@ -10,6 +10,7 @@ PROTOCOL = Protocol(
     short="chat",
     endpoint="/chat/completions",
     framing=SseFraming(named_events=False, terminator="[DONE]"),
+    empty_parts_omitted=True,
     capability_notes={
         "builtin_tools": "built-in tool calls the client carries out are Responses item types; a Chat Completions stream has none",
         "annotations": "the contract defines no Chat Completions annotations (they are tested on Responses and Anthropic)",

@@ -21,13 +21,13 @@ public final class OpenAiShapes {
         List<String> reasoning = new ArrayList<>();
         for (String key : List.of("reasoning_content", "reasoning")) {
             Object value = message.get(key);
-            if (value instanceof String && !((String) value).isEmpty() && !reasoning.contains(value)) reasoning.add((String) value);
+            if (value instanceof String && !reasoning.contains(value)) reasoning.add((String) value);
         }
         for (String text : reasoning) parts.add(Results.reasoningPart(text, null, null));
-        if (message.get("content") instanceof String && !((String) message.get("content")).isEmpty()) {
+        if (message.get("content") instanceof String) {  // "" too: the comparator omits an empty part (CONTRACT 3.2)
             parts.add(Results.textPart((String) message.get("content"), null));
         }
-        if (message.get("refusal") instanceof String && !((String) message.get("refusal")).isEmpty()) {
+        if (message.get("refusal") instanceof String) {
             parts.add(Results.refusalPart((String) message.get("refusal")));
         }
         Object calls = message.get("tool_calls");

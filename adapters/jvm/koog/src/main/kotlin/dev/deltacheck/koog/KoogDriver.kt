@@ -23,6 +23,12 @@ import kotlinx.coroutines.withTimeout
  * result: TextComplete, ReasoningComplete and ToolCallComplete become parts in the order they are
  * emitted, End gives the finish reason. The client's base URL is a loopback server answering with the
  * fixture's SSE bytes, so Koog's own HTTP client and SSE decoding run.
+ *
+ * Koog has no error frame, and an error the stream carries reaches the caller only when Koog raises: a Chat
+ * error chunk that decodes as an OpenAIChatCompletionStreamResponse (which has no error field) is dropped, and
+ * the Responses handler in OpenAILLMClient decodes `error` events (OpenAIStreamEvent.Error) but turns none into
+ * a frame. The flow then ends with End as if nothing happened, so the result's error is null and `error` is
+ * declared: that silent loss is judged (CONTRACT.md 4.2); where Koog raises, the exception propagates.
  */
 private lateinit var replay: Replay
 private lateinit var client: OpenAILLMClient
@@ -36,7 +42,6 @@ fun main(args: Array<String>) {
     val common = mapOf(
         "refusal" to "Koog's StreamFrame has no refusal frame; the OpenAI client does not turn refusal deltas into frames",
         "usage" to "StreamFrame.End carries ResponseMetaInfo token counts (input, output, total), not the provider's usage object",
-        "error" to "Koog's OpenAI streaming maps no error chunk or event to a frame; the StreamFrame flow has no error frame",
         "events" to "ToolCallComplete frames carry no position in the stream, so a completion's after_chunk (CONTRACT.md 3.4) cannot be given",
         "flags" to "a ToolCallComplete frame carries the arguments text; nothing marks arguments that do not parse",
     )
@@ -45,7 +50,7 @@ fun main(args: Array<String>) {
             "chat",
             "koog-openai-chat",
             "openai-chat",
-            listOf("reasoning", "finish_reason"),
+            listOf("reasoning", "finish_reason", "error"),
             "Koog OpenAILLMClient.executeStreaming(prompt with OpenAIChatParams, GPT-4o, no tools), the StreamFrame " +
                 "flow collected (TextComplete, ReasoningComplete, ToolCallComplete, End); the client's base URL is a " +
                 "loopback server answering with the SSE bytes, so Koog's own HTTP and SSE code runs",
@@ -57,7 +62,7 @@ fun main(args: Array<String>) {
             "responses",
             "koog-openai-responses",
             "openai-responses",
-            listOf("reasoning", "reasoning_signature", "custom_tools"),
+            listOf("reasoning", "reasoning_signature", "custom_tools", "error"),
             "Koog OpenAILLMClient.executeStreaming(prompt with OpenAIResponsesParams, GPT-4o, no tools), the StreamFrame " +
                 "flow collected (TextComplete, ReasoningComplete, ToolCallComplete, End); the client's base URL is a " +
                 "loopback server answering with the SSE bytes, so Koog's own HTTP and SSE code runs",
@@ -74,7 +79,7 @@ fun main(args: Array<String>) {
 }
 
 private fun run(request: Map<String, Any?>, params: LLMParams): Map<String, Any?> {
-    replay.serve(request["sse"] as String)
+    replay.serve(request)
     val frames = runBlocking {
         withTimeout(STREAM_LIMIT_MS) {
             client.executeStreaming(prompt("deltacheck", params) { user("deltacheck") }, OpenAIModels.Chat.GPT4o, emptyList()).toList()

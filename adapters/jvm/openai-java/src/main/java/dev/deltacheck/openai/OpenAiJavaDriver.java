@@ -103,7 +103,7 @@ public final class OpenAiJavaDriver {
 
     @SuppressWarnings("unchecked")
     private static Map<String, Object> runChat(Map<String, Object> request) throws Exception {
-        replay.serve((String) request.get("sse"));
+        replay.serve(request);
         ChatCompletionCreateParams params = ChatCompletionCreateParams.builder().model("gpt-4o")
                 .addUserMessage("deltacheck").build();
         ChatCompletionAccumulator accumulator = ChatCompletionAccumulator.create();
@@ -123,7 +123,7 @@ public final class OpenAiJavaDriver {
     }
 
     private static Map<String, Object> runResponses(Map<String, Object> request) throws Exception {
-        replay.serve((String) request.get("sse"));
+        replay.serve(request);
         ResponseCreateParams params = ResponseCreateParams.builder().model("gpt-4o").input("deltacheck").build();
         ResponseAccumulator accumulator = ResponseAccumulator.create();
         try (StreamResponse<ResponseStreamEvent> stream = client.responses().createStreaming(params)) {

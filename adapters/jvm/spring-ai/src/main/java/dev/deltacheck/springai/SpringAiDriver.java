@@ -2,6 +2,7 @@ package dev.deltacheck.springai;
 
 import com.openai.core.ObjectMappers;
 import com.openai.errors.SseException;
+import com.openai.models.completions.CompletionUsage;
 import dev.deltacheck.driver.Driver;
 import dev.deltacheck.driver.Json;
 import dev.deltacheck.driver.Replay;
@@ -35,7 +36,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * FinishReason enum constant ({@code STOP} for {@code stop}), written back as the wire value it names
  * (lower case), and {@code _UNKNOWN} (a value openai-java does not know) as it is; refusal and
  * reasoning are the message metadata {@code refusal} / {@code reasoningContent}, as the aggregation
- * leaves them. A provider error chunk ends the Flux with openai-java's SseException: the error with no
+ * leaves them; usage is the native usage (openai-java's CompletionUsage) of the last ChatResponse
+ * stream() emitted. A provider error chunk ends the Flux with openai-java's SseException: the error with no
  * choices (nothing is aggregated on error).
  */
 public final class SpringAiDriver {
@@ -57,15 +59,13 @@ public final class SpringAiDriver {
                         "chat",
                         "spring-ai-openai-chat",
                         "openai-chat",
-                        List.of("refusal", "reasoning", "finish_reason", "error"),
+                        List.of("refusal", "reasoning", "finish_reason", "usage", "error"),
                         "Spring AI OpenAiChatModel.stream(prompt) (openai-java's async client, chunks merged by ChunkMerger), "
                                 + "aggregated by Spring AI's MessageAggregator; the model's base URL is a loopback server answering "
                                 + "with the SSE bytes, so the SDK's own HTTP and SSE parsing run",
                         Map.of(
                                 "multiple_choices", "MessageAggregator aggregates only each ChatResponse's first Generation (getResult()), "
                                         + "so a second choice never reaches the aggregated response",
-                                "usage", "MessageAggregator keeps only the prompt, completion and total token counts (a DefaultUsage "
-                                        + "without the provider's usage object), so the streamed usage object cannot be read back",
                                 "events", "OpenAiChatModel.stream() emits ChatResponses, no tool-call completion events",
                                 "extra_content", "an AssistantMessage.ToolCall is (id, type, name, arguments): it has no field for a "
                                         + "call's provider extension",
@@ -74,7 +74,7 @@ public final class SpringAiDriver {
     }
 
     private static Map<String, Object> run(Map<String, Object> request) throws Exception {
-        replay.serve((String) request.get("sse"));
+        replay.serve(request);
         AtomicReference<ChatResponse> aggregated = new AtomicReference<>();
         AtomicReference<Throwable> dropped = new AtomicReference<>();
         Hooks.onErrorDropped(dropped::set);
@@ -82,8 +82,9 @@ public final class SpringAiDriver {
             dropped.compareAndSet(null, error);
             return error;
         });
+        AtomicReference<Object> usage = new AtomicReference<>();
         try {
-            new MessageAggregator().aggregate(model.stream(new Prompt("deltacheck")), aggregated::set)
+            new MessageAggregator().aggregate(model.stream(new Prompt("deltacheck")).doOnNext(r -> keepUsage(r, usage)), aggregated::set)
                     .blockLast(STREAM_LIMIT);
         } catch (IllegalStateException e) {
             if (!(e.getCause() instanceof TimeoutException)) throw e;
@@ -99,7 +100,26 @@ public final class SpringAiDriver {
         ChatResponse response = aggregated.get();
         List<Object> choices = new ArrayList<>();
         if (response != null && response.getResult() != null) choices.add(choice(response.getResult()));
-        return Results.result(choices, null, null);
+        return Results.result(choices, usage.get(), null);
+    }
+
+    /**
+     * The usage object a ChatResponse of stream() carries, the last one being the stream's: OpenAiChatModel
+     * gives each response a DefaultUsage whose native usage is the CompletionUsage of the ChatCompletion
+     * ChunkMerger.chunkToChatCompletion made of the chunk: the chunk's own usage, or, for a chunk that carried
+     * none, a CompletionUsage of Spring AI's making with 0 prompt, completion and total tokens. That is passed
+     * on as Spring AI reports it (usage the stream never carried is judged, CONTRACT.md 4.2). The aggregated
+     * response keeps only counts (MessageAggregator's own DefaultUsage), so the responses are read here.
+     */
+    private static void keepUsage(ChatResponse response, AtomicReference<Object> usage) {
+        Object nativeUsage = response.getMetadata() == null || response.getMetadata().getUsage() == null
+                ? null : response.getMetadata().getUsage().getNativeUsage();
+        if (!(nativeUsage instanceof CompletionUsage)) return;
+        try {
+            usage.set(Results.jsonTree(ObjectMappers.jsonMapper().writeValueAsString(nativeUsage)));
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException("openai-java could not write its own CompletionUsage", e);
+        }
     }
 
     private static Map<String, Object> choice(Generation generation) {
@@ -107,11 +127,11 @@ public final class SpringAiDriver {
         Map<String, Object> metadata = message.getMetadata();
         List<Object> parts = new ArrayList<>();
         Object reasoning = metadata.get("reasoningContent");
-        if (reasoning instanceof String && !((String) reasoning).isEmpty()) parts.add(Results.reasoningPart((String) reasoning, null, null));
+        if (reasoning instanceof String) parts.add(Results.reasoningPart((String) reasoning, null, null));
         String text = message.getText();
-        if (text != null && !text.isEmpty()) parts.add(Results.textPart(text, null));
+        if (text != null) parts.add(Results.textPart(text, null));  // "" too: the comparator omits it (CONTRACT 3.2)
         Object refusal = metadata.get("refusal");
-        if (refusal instanceof String && !((String) refusal).isEmpty()) parts.add(Results.refusalPart((String) refusal));
+        if (refusal instanceof String) parts.add(Results.refusalPart((String) refusal));
         for (AssistantMessage.ToolCall call : message.getToolCalls()) {
             parts.add(Results.toolCallPart("function", call.id(), null, call.name(), call.arguments()));
         }
