@@ -101,8 +101,9 @@ def test_report_gives_each_gateway_route_its_own_row_with_its_translation_pair(t
     report = render_report([read_results(path)], "1.3.0", 1)
     assert "## Gateways" in report
     row = next(line for line in report.splitlines() if line.startswith("| litellm-proxy-chat-to-responses | openai-chat →"))
-    assert row == ("| litellm-proxy-chat-to-responses | openai-chat → openai-responses | 1 / 2 | 1 | 0 | 0 | 0 | 0 | 0 "
-                   "| 1 / 2 | refusal |")
+    # score, spec violations, their verdicts, strictness, compatibility, policy divergence, passed, n/a, skip
+    assert row == ("| litellm-proxy-chat-to-responses | openai-chat → openai-responses | 1 / 2 | 1 | 1 / 0 / 0 / 0 "
+                   "| 0 | 0 | 0 | 1 | 0 | 0 | 1 / 2 | refusal |")
     assert render_report([read_results(path)], "1.3.0", 1) == report  # the same results, the same bytes
 
 

@@ -113,5 +113,6 @@ def test_the_implementation_table_gives_each_lacking_capability_its_reason():
                "capability_notes": {"usage": "Usage | is the library's own"}}
     out: list[str] = []
     _adapters_section(out, [Results(path="r.jsonl", header={"adapter": adapter})])
-    assert ("| lib-chat | lib | 1 | openai-chat | refusal (no reason recorded); usage (Usage \\| is the library's own) "
+    assert ("| lib-chat | lib | 1 | openai-chat | not declared (judged as multi-provider) "
+            "| refusal (no reason recorded); usage (Usage \\| is the library's own) "
             "| lib.stream() |") in out

@@ -305,7 +305,7 @@ FOURTH = {
     "__init__.py": '''
 from deltacheck.protocols.spec import Protocol
 from deltacheck.protocols.sse import SseFraming
-PROTOCOL = Protocol(name="fourth-wire", package=__name__, title="Fourth", short="fourth", endpoint="/generate",
+PROTOCOL = Protocol(name="fourth-wire", package=__name__, title="Fourth", provider="fourth", short="fourth", endpoint="/generate",
                     framing=SseFraming(named_events=False), capability_notes={"refusal": "none", "item_id": "none"})
 ''',
     "translation.py": '''

@@ -63,6 +63,10 @@ class Adapter:
     # Optional: for each capability left out, one sentence saying why the library cannot express it. Only the
     # library's own reasons: describe() adds the protocol's (a Chat Completions stream has no item ids).
     capability_notes: ClassVar[dict[str, str]] = {}
+    # What the implementation promises to read (CONTRACT.md 4.4): "provider" (a provider's own SDK) or
+    # "multi-provider". A manifest declares it for the adapters it lists; None: not declared, which the
+    # report shows and judges as "multi-provider", the wider promise.
+    scope: ClassVar[str | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -95,6 +99,7 @@ class Adapter:
             "capabilities": sorted(cls.capabilities),
             "code_path": cls.code_path,
             "capability_notes": with_protocol_reasons(cls.protocols, cls.capabilities, cls.capability_notes),
+            **({"scope": cls.scope} if cls.scope else {}),
         }
 
 

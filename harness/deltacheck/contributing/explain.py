@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from deltacheck.judge.compare import pretty
+from deltacheck.judge.severity import record_severity, scope_of
 from deltacheck.judge.verdict import Verdict
 from deltacheck.model import Fixture
 from deltacheck.protocols import protocol
@@ -27,6 +28,18 @@ class Explanation:
     verdict: Verdict | None = None
 
     @property
+    def severity(self) -> str | None:
+        """How serious the failure is (CONTRACT.md 4.4): what the fixture rests on, and the implementation's scope."""
+        if self.verdict is None:
+            return None
+        record = {
+            **self.verdict.to_json(),
+            "basis": self.fixture.basis,
+            "off_schema": "off-schema" in self.fixture.tags,
+        }
+        return record_severity(record, scope_of(self.adapter or {}))
+
+    @property
     def library_line(self) -> str:
         a = self.adapter or {}
         library = f"{a.get('library') or '(unknown library)'} {a.get('version') or '(unknown version)'}"
@@ -37,6 +50,13 @@ def _provenance(fixture: Fixture) -> str:
     prov = fixture.provenance
     derived = f" (derived from {prov['derived_from']})" if prov.get("derived_from") else ""
     return f"{prov['kind']}, {prov['source']}{derived}"
+
+
+def _basis(fixture: Fixture) -> str:
+    """What the expected result rests on: "observed (vllm, sglang): <source>"."""
+    basis = fixture.basis or {}
+    servers = f" ({', '.join(basis['servers'])})" if basis.get("servers") else ""
+    return f"{basis.get('kind')}{servers}: {basis.get('source', '')}"
 
 
 def _stream_end(fixture: Fixture) -> str | None:
@@ -58,6 +78,8 @@ def render_text(explanation: Explanation) -> str:
         f"file: {fixture.path}",
         f"provenance: {_provenance(fixture)}",
     ]
+    if fixture.basis:
+        lines.append(f"basis: {_basis(fixture)}")
     lines += [f"reproduces: {link}" for link in fixture.reports]
     if fixture.comment:
         lines.append(f"comment: {fixture.comment}")
@@ -96,6 +118,8 @@ def _text_run(explanation: Explanation, verdict: Verdict) -> list[str]:
     if a.get("code_path"):
         lines.append(f"code path: {a['code_path']}")
     lines.append(f"verdict: {verdict.verdict}" + (f": {verdict.message}" if verdict.message else ""))
+    if explanation.severity:
+        lines.append(f"severity: {explanation.severity} (CONTRACT.md 4.4)")
     if verdict.first_divergence:
         lines.append(f"first divergence: {verdict.first_divergence}")
     if len(verdict.divergences) > 1:
@@ -152,6 +176,7 @@ def render_markdown(explanation: Explanation, raw_stream: bytes) -> str:
         ("tags", ", ".join(_code(t) for t in fixture.tags)),
         ("fixture file", _code(fixture.path)),
         ("provenance", _escape(_provenance(fixture))),
+        *([("basis", _escape(_basis(fixture)))] if fixture.basis else []),
     ]
     facts += [("reproduces", _escape(link)) for link in fixture.reports]
     out += [f"- {name}: {value}" for name, value in facts]
@@ -214,6 +239,8 @@ def _markdown_run(explanation: Explanation, verdict: Verdict) -> list[str]:
         "",
         f"**{verdict.verdict}**" + (f": {_code(verdict.message)}" if verdict.message else ""),
     ]
+    if explanation.severity:
+        out += ["", f"Severity: {explanation.severity} (deltacheck CONTRACT.md 4.4)"]
     if verdict.first_divergence:
         out += ["", f"First divergence: {_code(verdict.first_divergence)}"]
     if len(verdict.divergences) > 1:

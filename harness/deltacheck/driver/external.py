@@ -73,7 +73,13 @@ class ExternalAdapter:
                 "language": self.manifest.language,
             }
         )
-        return {**described, "manifest": relative_label(self.manifest.path, self.adapters_dir), "env": self.env_state()}
+        return {
+            **described,
+            **({"scope": self.manifest.scope} if self.manifest.scope else {}),
+            **({"scope_note": self.manifest.scope_note} if self.manifest.scope_note else {}),
+            "manifest": relative_label(self.manifest.path, self.adapters_dir),
+            "env": self.env_state(),
+        }
 
     def probe(self) -> Hello | None:
         """The driver's hello when its environment is ready (None otherwise); never builds anything.

@@ -39,6 +39,8 @@ class Manifest:
     setup: tuple[str, ...] = ()  # node
     args: tuple[str, ...] = ()  # java, go: the driver's arguments
     pom: str | None = None  # java: the Maven build file in the folder (pom.xml, or pom-<tag>.xml for a second pin)
+    scope: str | None = None  # what the implementation promises to read (CONTRACT.md 4.4); None: not declared
+    scope_note: str = ""  # why, in one sentence
 
     @property
     def folder(self) -> Path:
@@ -125,6 +127,8 @@ def _read(path: Path, label: str, problems: list[ManifestProblem]) -> list[Manif
             setup=tuple(entry.get("setup", ())),
             args=tuple(entry.get("args", ())),
             pom=entry.get("pom", "pom.xml") if entry["language"] == "java" else None,
+            scope=entry.get("scope"),
+            scope_note=entry.get("scope_note", ""),
         )
         if item.requirements and not (item.folder / item.requirements).is_file():
             problems.append(

@@ -90,6 +90,9 @@ class GatewaySpec:
             or f"gateway `{' '.join(self.command)}`, {self.upstream} upstream, "
             f"{self.downstream} downstream on POST {self.endpoint}",
             "gateway": {"upstream": self.upstream, "downstream": self.downstream, "endpoint": self.endpoint},
+            # A gateway forwards whatever its upstream servers send: every server it routes to is in scope.
+            "scope": "multi-provider",
+            "scope_note": "a gateway reads the streams of every upstream server it routes to",
         }
 
 
@@ -384,7 +387,6 @@ def _run(
     timeouts_in_a_row = 0
     down: str | None = None  # why the gateway cannot be asked any more
     for position, fixture in enumerate(fixtures):
-        base = dict(adapter=spec.name, title=fixture.title, path=fixture.path)
         if down is None and not process.alive():
             if position and restarts >= MAX_RESTARTS:
                 down = f"not run: the gateway died {restarts + 1} times; the run stopped restarting it"
@@ -405,7 +407,7 @@ def _run(
             notes.append(f"{spec.name}: {down}")
         if down is not None:
             kind = "skip" if down.startswith("not run") else "error"
-            yield RunRecord(verdict=Verdict(fixture.id, fixture.protocol, kind, down), duration_ms=0.0, **base)
+            yield RunRecord.of(spec.name, Verdict(fixture.id, fixture.protocol, kind, down), 0.0, fixture)
             continue
         upstream.serve(fixture)
         started = time.perf_counter()
@@ -416,4 +418,4 @@ def _run(
         capture.upstream_paths = [r.path for r in upstream.requests]
         verdict = judge_gateway(fixture, spec.upstream, spec.downstream, capture, corpus, timeout)
         timeouts_in_a_row = timeouts_in_a_row + 1 if verdict.verdict == "timeout" else 0
-        yield RunRecord(verdict=verdict, duration_ms=elapsed, **base)
+        yield RunRecord.of(spec.name, verdict, elapsed, fixture)

@@ -9,6 +9,14 @@ from typing import Any
 import deltacheck
 from deltacheck.judge.compare import AXES
 from deltacheck.judge.findings import distinct_findings
+from deltacheck.judge.severity import (
+    SEVERITIES,
+    SPEC_VIOLATION,
+    most_serious,
+    record_severity,
+    scope_of,
+    strand_severity,
+)
 from deltacheck.judge.verdict import PASSING, UNSCORED
 from deltacheck.protocols import PROTOCOLS
 from deltacheck.reports.adequacy import render_fuzz, render_mutation, render_seeds
@@ -55,6 +63,17 @@ def render_report(
     if incomplete:
         add(f"- **warning:** runs that ended early (no footer): {', '.join(incomplete)}")
     add("")
+    add(
+        "**Scores count spec violations only.** A fixture counts against an implementation when it misreads a "
+        "stream whose meaning the provider documents, or a shape that a server it promises to read really "
+        "sends: a call dropped, merged or corrupted, an error lost, data invented. Three other kinds of failure "
+        "are shown apart and never counted in a score: *strictness* (it raises on a stream that breaks the "
+        "provider's published shape), *compatibility* (a shape only other servers send, read by an "
+        "implementation made for one provider's API) and *policy divergence* (providers are silent, and it "
+        "chose differently from the contract's recommendation). Each fixture names what its expected result "
+        "rests on (its `basis`: documented, observed or policy; corpus/README.md), each implementation its "
+        "scope (provider or multi-provider); the severity follows from both (CONTRACT.md 4.4).\n"
+    )
     _adapters_section(out, runs)
     _scores_section(out, runs)
     _gateways_section(out, runs)
@@ -76,8 +95,8 @@ def render_report(
 
 def _adapters_section(out: list[str], runs: list[Results]) -> None:
     out.append("## Implementations\n")
-    out.append("| adapter | library | version | protocols | capabilities lacking | code path |")
-    out.append("|---|---|---|---|---|---|")
+    out.append("| adapter | library | version | protocols | scope | capabilities lacking | code path |")
+    out.append("|---|---|---|---|---|---|---|")
     from deltacheck.adapter import CAPABILITIES
 
     for run in runs:
@@ -87,30 +106,64 @@ def _adapters_section(out: list[str], runs: list[Results]) -> None:
         shown = "; ".join(f"{c} ({notes.get(c) or 'no reason recorded'})" for c in lacking)
         out.append(
             f"| {a.get('name')} | {a.get('library')} | {a.get('version')} | {', '.join(a.get('protocols', []))} "
-            f"| {_cell_text(shown) or '–'} | {_cell_text(a.get('code_path', ''))} |"
+            f"| {_cell_text(_scope_text(a))} | {_cell_text(shown) or '–'} | {_cell_text(a.get('code_path', ''))} |"
         )
     out.append("")
 
 
 def _scores_section(out: list[str], runs: list[Results]) -> None:
     out.append("## Scores per protocol\n")
-    out.append("`passed / scored`; n/a and skip are never counted as passes and are listed apart.\n")
-    out.append("| adapter | protocol | passed / scored | fail | error | crash | timeout | n/a | skip |")
-    out.append("|---|---|---|---|---|---|---|---|---|")
+    out.append(
+        "*Score*: the scored fixtures with no spec violation, of all scored. The failing fixtures are counted "
+        "once each, under the most serious severity they show; *fail / error / crash / timeout* split the "
+        "spec violations by verdict. n/a and skip are never scored and are listed apart.\n"
+    )
+    out.append(
+        "| adapter | protocol | score | spec violations | fail / error / crash / timeout | strictness | compatibility "
+        "| policy divergence | passed | n/a | skip |"
+    )
+    out.append("|---|---|---|---|---|---|---|---|---|---|---|")
     for run in runs:
-        by_protocol: dict[str, Counter[str]] = defaultdict(Counter)
+        by_protocol: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for record in run.records:
-            by_protocol[record.get("protocol") or "?"][record["verdict"]] += 1
+            by_protocol[record.get("protocol") or "?"].append(record)
         for protocol in _protocols(by_protocol):
-            counts = by_protocol[protocol]
-            scored = sum(v for k, v in counts.items() if k not in UNSCORED)
-            passed = sum(v for k, v in counts.items() if k in PASSING)
-            out.append(
-                f"| {run.adapter.get('name')} | {protocol} | {passed} / {scored} | "
-                + " | ".join(str(counts.get(k, 0)) for k in ("fail", "error", "crash", "timeout", "n/a", "skip"))
-                + " |"
-            )
+            out.append(f"| {run.adapter.get('name')} | {protocol} | " + _score_cells(by_protocol[protocol], run) + " |")
     out.append("")
+
+
+def _score_cells(records: list[dict[str, Any]], run: Results) -> str:
+    """score, spec violations, their verdicts, the other severities, passed, n/a, skip: joined as table cells."""
+    verdicts = Counter(record["verdict"] for record in records)
+    scored = sum(v for k, v in verdicts.items() if k not in UNSCORED)
+    severities = Counter(_severity(record, run) for record in records if record["verdict"] in NOT_PASSED)
+    violations = Counter(
+        record["verdict"]
+        for record in records
+        if record["verdict"] in NOT_PASSED and _severity(record, run) == SPEC_VIOLATION
+    )
+    cells = [
+        f"{scored - severities[SPEC_VIOLATION]} / {scored}",
+        str(severities[SPEC_VIOLATION]),
+        " / ".join(str(violations[k]) for k in NOT_PASSED),
+        *(str(severities[s]) for s in SEVERITIES[1:]),
+        str(sum(v for k, v in verdicts.items() if k in PASSING)),
+        str(verdicts.get("n/a", 0)),
+        str(verdicts.get("skip", 0)),
+    ]
+    return " | ".join(cells)
+
+
+def _severity(record: dict[str, Any], run: Results) -> str:
+    return record_severity(record, scope_of(run.adapter)) or SPEC_VIOLATION
+
+
+def _scope_text(adapter: dict[str, Any]) -> str:
+    if adapter.get("name") == "reference":
+        return "–"
+    if adapter.get("scope") is None:
+        return "not declared (judged as multi-provider)"
+    return adapter["scope"] + (f" ({adapter['scope_note']})" if adapter.get("scope_note") else "")
 
 
 def _gateways_section(out: list[str], runs: list[Results]) -> None:
@@ -125,23 +178,19 @@ def _gateways_section(out: list[str], runs: list[Results]) -> None:
         "(CONTRACT.md 6); `validity` is the downstream stream checked on its own (6.5).\n"
     )
     out.append(
-        "| gateway route | upstream → downstream | passed / scored | fail | error | crash | timeout | n/a | skip "
-        "| validity | fields with no counterpart |"
+        "| gateway route | upstream → downstream | score | spec violations | fail / error / crash / timeout "
+        "| strictness | compatibility | policy divergence | passed | n/a | skip | validity | fields with no counterpart |"
     )
-    out.append("|---|---|---|---|---|---|---|---|---|---|---|")
+    out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for run in gateways:
         pair = run.adapter["gateway"]
-        counts = Counter(record["verdict"] for record in run.records)
-        scored = sum(v for k, v in counts.items() if k not in UNSCORED)
         validity = [record.get("axes", {}).get("validity") for record in run.records]
         checked = [v for v in validity if v is not None]
         notes = run.adapter.get("capability_notes") or {}
         missing = ", ".join(sorted(k for k in notes if k != "events")) or "–"
         out.append(
             f"| {run.adapter.get('name')} | {pair.get('upstream')} → {pair.get('downstream')} "
-            f"| {sum(v for k, v in counts.items() if k in PASSING)} / {scored} | "
-            + " | ".join(str(counts.get(k, 0)) for k in ("fail", "error", "crash", "timeout", "n/a", "skip"))
-            + f" | {sum(checked)} / {len(checked)} | {missing} |"
+            f"| {_score_cells(run.records, run)} | {sum(checked)} / {len(checked)} | {missing} |"
         )
     out.append("")
 
@@ -182,53 +231,92 @@ def _findings_section(out: list[str], runs: list[Results], fixture_tags: Mapping
         "the row, so one policy is one row however many fixtures it touches, and two defects that meet at one "
         "place are two rows; a fixture appears under each finding it shows. A fixture that raised is grouped by "
         "its exception class. *Stream shapes* counts the tags of the row's fixtures (corpus/tags.json; `text` "
-        "and `tool-call` left out): what the defect's streams have in common.\n"
+        "and `tool-call` left out): what the defect's streams have in common. *Severity* is each fixture's "
+        "for that finding (CONTRACT.md 4.4); spec violations come first.\n"
     )
     any_rows = False
     for run in runs:
-        findings = distinct_findings((r for r in run.records if r["verdict"] in NOT_PASSED), fixture_tags)
+        failing_records = {r["fixture"]: r for r in run.records if r["verdict"] in NOT_PASSED}
+        findings = distinct_findings(failing_records.values(), fixture_tags)
         if not findings:
             continue
         any_rows = True
-        failing = sum(r["verdict"] in NOT_PASSED for r in run.records)
-        out.append(f"### {run.adapter.get('name')}: {len(findings)} finding(s) in {failing} failing fixture(s)\n")
-        out.append("| axis | finding | stream shapes | fixtures | count |")
-        out.append("|---|---|---|---|---|")
+        scope = scope_of(run.adapter)
+        severities = {
+            id(f): Counter(strand_severity(failing_records[fixture], (f.axis, f.what), scope) for fixture in f.fixtures)
+            for f in findings
+        }
+        findings.sort(key=lambda f: SEVERITIES.index(most_serious(severities[id(f)])))  # stable: count order kept
+        violations = sum(SPEC_VIOLATION in severities[id(f)] for f in findings)
+        out.append(
+            f"### {run.adapter.get('name')}: {len(findings)} finding(s) in {len(failing_records)} failing fixture(s), "
+            f"{violations} of them spec violations\n"
+        )
+        out.append("| severity | axis | finding | stream shapes | fixtures | count |")
+        out.append("|---|---|---|---|---|---|")
         for finding in findings:
             shown = ", ".join(finding.fixtures[:6]) + (
                 f", … ({len(finding.fixtures) - 6} more)" if len(finding.fixtures) > 6 else ""
             )
             out.append(
-                f"| {finding.axis} | {_cell_text(finding.what)} | {_cell_text(finding.shapes_text())} | {shown} "
-                f"| {len(finding.fixtures)} |"
+                f"| {_severity_text(severities[id(finding)])} | {finding.axis} | {_cell_text(finding.what)} "
+                f"| {_cell_text(finding.shapes_text())} | {shown} | {len(finding.fixtures)} |"
             )
         out.append("")
     if not any_rows:
         out.append("No failures.\n")
 
 
+def _severity_text(counts: Counter[str]) -> str:
+    """ "spec violation", or "spec violation 3, policy divergence 2" when the fixtures of a finding differ."""
+    if len(counts) == 1:
+        return next(iter(counts))
+    return ", ".join(f"{severity} {counts[severity]}" for severity in SEVERITIES if counts[severity])
+
+
 def _matrix_section(out: list[str], runs: list[Results]) -> None:
     out.append("## Fixture × implementation\n")
+    out.append(
+        "A spec violation is in capitals (**FAIL**); a failure of another severity names it "
+        "(`fail (policy divergence)`).\n"
+    )
     fixtures = _fixture_rows(runs)
     names = [r.adapter["name"] for r in runs]  # a results header names its adapter (describe() does)
     out.append("| fixture | protocol | title | " + " | ".join(names) + " |")
     out.append("|---|---|---|" + "---|" * len(names))
     verdicts = _verdict_table(runs)
+    by_name = {run.adapter["name"]: run for run in runs}
     for key, (protocol, title) in fixtures.items():
-        cells = [CELL.get(verdicts.get((name, key), {}).get("verdict", ""), "–") for name in names]
+        cells = [_matrix_cell(verdicts.get((name, key), {}), by_name[name]) for name in names]
         out.append(f"| {key} | {protocol} | {_cell_text(title)} | " + " | ".join(cells) + " |")
     out.append("")
 
 
+def _matrix_cell(record: dict[str, Any], run: Results) -> str:
+    verdict = record.get("verdict", "")
+    if verdict in NOT_PASSED and (severity := _severity(record, run)) != SPEC_VIOLATION:
+        return f"{verdict} ({severity})"
+    return CELL.get(verdict, "–")
+
+
 def _single_failures_section(out: list[str], runs: list[Results]) -> None:
     out.append("## Fixtures that fail in exactly one implementation\n")
-    out.append("The cheapest high-value bug reports: everyone else handles the stream. The reference is not counted.\n")
+    out.append(
+        "The cheapest high-value bug reports: everyone else handles the stream. Spec violations only; the "
+        "reference is not counted.\n"
+    )
     verdicts = _verdict_table(runs)
+    by_name = {run.adapter.get("name"): run for run in runs}
     names = [r.adapter.get("name") for r in runs if r.adapter.get("name") != "reference"]
     rows = []
     for key, (_protocol, title) in _fixture_rows(runs).items():
         ran = [n for n in names if verdicts.get((n, key), {}).get("verdict") not in (None, "n/a", "skip")]
-        failing = [n for n in ran if verdicts[(n, key)]["verdict"] in NOT_PASSED]
+        failing = [
+            n
+            for n in ran
+            if verdicts[(n, key)]["verdict"] in NOT_PASSED
+            and _severity(verdicts[(n, key)], by_name[n]) == SPEC_VIOLATION
+        ]
         if len(ran) >= 2 and len(failing) == 1:
             rows.append(
                 f"| {key} | {_cell_text(title)} | {failing[0]} | {_cell_text(verdicts[(failing[0], key)].get('message', ''))} |"
@@ -265,6 +353,7 @@ def _details_section(out: list[str], runs: list[Results], corpus_version: str) -
         out.append(f"### {run.adapter.get('name')} ({run.adapter.get('library')} {run.adapter.get('version')})\n")
         for record in sorted(failures, key=_record_key):
             out.append(f"#### {record['fixture']}@{corpus_version} — {record['verdict']}: {record.get('title', '')}\n")
+            out.append(f"Severity: {_severity(record, run)}{_basis_text(record)}\n")
             if record.get("first_divergence"):
                 out.append(f"First divergence: `{record['first_divergence']}`\n")
             elif record.get("message"):
@@ -275,6 +364,14 @@ def _details_section(out: list[str], runs: list[Results], corpus_version: str) -
                 out.append("```diff\n" + record["diff"].rstrip("\n") + "\n```\n")
     if not any_detail:
         out.append("No failures.\n")
+
+
+def _basis_text(record: dict[str, Any]) -> str:
+    basis = record.get("basis") or {}
+    if not basis.get("kind"):
+        return ""
+    servers = f": {', '.join(basis['servers'])}" if basis.get("servers") else ""
+    return f" (basis: {basis['kind']}{servers})"
 
 
 def _verdict_table(runs: list[Results]) -> dict[tuple[str | None, str], dict[str, Any]]:

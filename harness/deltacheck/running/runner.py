@@ -16,6 +16,7 @@ from typing import Any
 
 from deltacheck.adapter import Adapter
 from deltacheck.corpus.loader import Corpus, fast_result_check, result_validator
+from deltacheck.judge.severity import FAILING
 from deltacheck.judge.verdict import Crashed, Outcome, Raised, Returned, TimedOut, Verdict, judge
 from deltacheck.model import AssemblyRequest, Fixture
 from deltacheck.protocols import PROTOCOLS
@@ -94,8 +95,21 @@ class RunRecord:
     duration_ms: float
     title: str = ""
     path: str = ""
+    # What the fixture's expected result rests on, and whether its chunks break the published shape:
+    # a failure's severity follows from them (deltacheck/judge/severity.py), so failing records carry them.
+    basis: dict[str, Any] | None = None
+    off_schema: bool = False
+
+    @classmethod
+    def of(cls, adapter: str, verdict: Verdict, duration_ms: float, fixture: Fixture) -> RunRecord:
+        basis = {k: v for k, v in (fixture.basis or {}).items() if k in ("kind", "servers")} or None
+        return cls(adapter, verdict, duration_ms, fixture.title, fixture.path, basis, "off-schema" in fixture.tags)
 
     def to_json(self) -> dict[str, Any]:
+        failing: dict[str, Any] = {}
+        if self.verdict.verdict in FAILING:
+            failing = {"basis": self.basis} if self.basis else {}
+            failing |= {"off_schema": True} if self.off_schema else {}
         return {
             "kind": "result",
             "fixture": self.verdict.fixture,
@@ -104,6 +118,7 @@ class RunRecord:
             "path": self.path,
             "duration_ms": round(self.duration_ms, 3),
             **self.verdict.to_json(),
+            **failing,
         }
 
 
@@ -135,7 +150,7 @@ def run_fixtures(
                     f"not run: {name} timed out on "
                     f"{timeouts_in_a_row} fixtures in a row, and the run stopped asking it (--max-timeouts)",
                 )
-                yield RunRecord(name, verdict, 0.0, fixture.title, fixture.path)
+                yield RunRecord.of(name, verdict, 0.0, fixture)
                 continue
             if fixture.protocol not in protocols:
                 yield _not_spoken(name, fixture)
@@ -178,7 +193,7 @@ async def run_fixture_async(
 
 def _not_spoken(name: str, fixture: Fixture) -> RunRecord:
     verdict = Verdict(fixture.id, fixture.protocol, "skip", f"{name} does not speak {fixture.protocol}")
-    return RunRecord(name, verdict, 0.0, fixture.title, fixture.path)
+    return RunRecord.of(name, verdict, 0.0, fixture)
 
 
 def judged(
@@ -195,7 +210,7 @@ def judged(
     lacking = corpus.required_capabilities(fixture) - capabilities
     reference = corpus.reference_outcome(fixture) if "events" in capabilities else None
     verdict = judge(fixture, outcome, capabilities, validator, reference, fast_check, lacking)
-    return RunRecord(name, verdict, elapsed_ms, fixture.title, fixture.path)
+    return RunRecord.of(name, verdict, elapsed_ms, fixture)
 
 
 def problem_records(adapter_name: str, corpus: Corpus, protocols: set[str], ids: set[str]) -> Iterator[dict[str, Any]]:

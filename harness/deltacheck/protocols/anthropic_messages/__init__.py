@@ -21,6 +21,7 @@ PROTOCOL = Protocol(
     name="anthropic-messages",
     package=__name__,
     title="Anthropic Messages",
+    provider="anthropic",
     short="anthropic",
     endpoint="/messages",
     framing=SseFraming(named_events=True),

@@ -7,6 +7,7 @@ PROTOCOL = Protocol(
     name="openai-chat",
     package=__name__,
     title="OpenAI Chat Completions",
+    provider="openai",
     short="chat",
     endpoint="/chat/completions",
     framing=SseFraming(named_events=False, terminator="[DONE]"),

@@ -7,6 +7,7 @@ PROTOCOL = Protocol(
     name="openai-responses",
     package=__name__,
     title="OpenAI Responses",
+    provider="openai",
     short="responses",
     endpoint="/responses",
     framing=SseFraming(named_events=True),
