@@ -121,5 +121,10 @@ class Fixture:
         return (self.implementation_defined or {}).get("raise_matches")
 
     @property
+    def basis(self) -> dict[str, Any] | None:
+        """What the expected result rests on: `{"kind", "source", "servers"?}` (corpus/README.md, Basis)."""
+        return self.raw.get("basis")
+
+    @property
     def reports(self) -> list[str]:
         return list(self.provenance.get("reports", []))

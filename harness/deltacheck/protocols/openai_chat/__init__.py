@@ -9,6 +9,7 @@ PROTOCOL = Protocol(
     title="OpenAI Chat Completions",
     short="chat",
     endpoint="/chat/completions",
+    provider="openai",
     framing=SseFraming(named_events=False, terminator="[DONE]"),
     empty_parts_omitted=True,
     capability_notes={
