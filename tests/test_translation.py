@@ -306,7 +306,7 @@ FOURTH = {
 from deltacheck.protocols.spec import Protocol
 from deltacheck.protocols.sse import SseFraming
 PROTOCOL = Protocol(name="fourth-wire", package=__name__, title="Fourth", short="fourth", endpoint="/generate",
-                    framing=SseFraming(named_events=False), capability_notes={"refusal": "none", "item_id": "none"})
+                    provider="openai", framing=SseFraming(named_events=False), capability_notes={"refusal": "none", "item_id": "none"})
 ''',
     "translation.py": '''
 FINISH_REASONS = {"STOP": "stop", "MAX_TOKENS": "length"}
