@@ -15,6 +15,7 @@ TEXT_FIXTURE = {
     "protocol": "openai-chat",
     "tags": ["text"],
     "provenance": {"kind": "synthetic", "source": "tests"},
+    "basis": {"kind": "policy", "source": "CONTRACT.md 3.3, a rule the tests stand for"},
     "chunks": [
         {"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"role": "assistant", "content": "Hel"}, "finish_reason": None}]},
         {"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": "lo"}, "finish_reason": "stop"}]},
@@ -33,6 +34,7 @@ TOOL_FIXTURE = {
     "protocol": "openai-chat",
     "tags": ["tool-call", "parallel-calls"],
     "provenance": {"kind": "synthetic", "source": "tests"},
+    "basis": {"kind": "policy", "source": "CONTRACT.md 3.3, a rule the tests stand for"},
     "chunks": [
         {"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"tool_calls": [
             {"index": 0, "id": "call_a", "type": "function", "function": {"name": "search", "arguments": "{\"q\":"}}]}, "finish_reason": None}]},
@@ -59,13 +61,14 @@ def fixture(base: dict, **changes) -> dict:
 
 
 def make_corpus(root: Path, files: dict[str, object]) -> Path:
-    """A corpus at root/corpus with the real schema and tags, and the given fixture files.
+    """A corpus at root/corpus with the real schema, tags and servers, and the given fixture files.
 
     Values are dicts (written as JSON) or str (written verbatim, for broken files).
     """
     corpus = root / "corpus"
     shutil.copytree(DEFAULT_CORPUS / "schema", corpus / "schema")
     shutil.copy(DEFAULT_CORPUS / "tags.json", corpus / "tags.json")
+    shutil.copy(DEFAULT_CORPUS / "servers.json", corpus / "servers.json")
     (corpus / "VERSION").write_text("9.9.9\n")
     for name, content in files.items():
         path = corpus / "fixtures" / name

@@ -41,3 +41,16 @@ def test_every_harness_file_the_documents_name_exists():
     assert len(named) > 5
     missing = sorted((doc, path) for doc, path in named if not (CHECKOUT / path).exists())
     assert missing == []
+
+
+def test_every_assembly_rule_of_the_contract_says_what_it_rests_on():
+    contract = (CHECKOUT / "CONTRACT.md").read_text()
+    rules = contract.split("\n### 3.3 ", 1)[1].split("\n### 3.4 ", 1)[0]
+    items = re.findall(r"^(\d+)\. (.*?)(?=^\d+\. |^\S|\Z)", rules, re.S | re.M)
+    assert len(items) >= 25
+    without = [(number, text[:60]) for number, text in items
+               if not text.startswith("**[policy]**") and not re.search(r"\bBasis:\s+(documented|observed)\b", text)]
+    assert without == []
+    for section in ("## 2. ", "### 3.1 ", "### 3.2 "):  # the general rules fixtures cite
+        body = contract.split("\n" + section, 1)[1].split("\n#", 1)[0]
+        assert "Basis: " in body, section

@@ -15,6 +15,7 @@ from deltacheck.cli import main
 from deltacheck.judge.compare import json_equal
 from deltacheck.corpus.loader import DEFAULT_CORPUS, load_corpus
 from deltacheck.reference import assemble
+from deltacheck import protocols
 from deltacheck.protocols import decode_stream, render_stream
 
 BUNDLED = load_corpus(check_reference=False)
@@ -40,6 +41,13 @@ def invoke(args: list, exit_code: int = 0):
 def drafted(result) -> dict:
     path = Path(result.stdout.strip().splitlines()[-1])
     return json.loads(path.read_text(encoding="utf-8")), path
+
+
+def reviewed(data: dict, path: Path) -> None:
+    """What a contributor does to a draft: decide its basis, delete the mark, save it."""
+    del data["unreviewed"]
+    data["basis"] = {"kind": "policy", "source": "CONTRACT.md 3.3, the rule the tests stand for"}
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
 
 
 def sample(protocol: str):
@@ -97,12 +105,13 @@ def test_a_capture_becomes_a_redacted_unreviewed_fixture_that_lint_refuses_until
     assert [[p["type"] for p in c["parts"]] for c in data["expected"]["choices"]] == \
            [[p["type"] for p in c["parts"]] for c in original.expected["choices"]]
     assert data["expected"] == {k: v for k, v in assemble(protocol, data["chunks"]).result.items() if k != "events"}
-    # lint refuses it, saying what to check; with the mark removed it is a valid fixture
+    # lint refuses it, saying what to check; reviewed and with its basis decided it is a valid fixture
+    assert data["basis"]["kind"] == "observed" and data["basis"]["source"].startswith("TODO")
     lint = invoke(["lint", "--corpus", corpus], exit_code=1)
-    (problem,) = lint.stdout.splitlines()[:-1] or lint.stdout.splitlines()
-    assert data["id"] in problem and "/unreviewed" in problem and "provider's documented stream semantics" in problem
-    del data["unreviewed"]
-    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    unreviewed, basis = lint.stdout.splitlines()[:2]
+    assert data["id"] in unreviewed and "/unreviewed" in unreviewed and "provider's documented stream semantics" in unreviewed
+    assert f"{data['id']}: /basis: not decided" in basis
+    reviewed(data, path)
     invoke(["lint", "--corpus", corpus])
 
 
@@ -223,8 +232,9 @@ def test_new_scaffolds_an_unreviewed_fixture_that_lint_refuses(corpus, protocol)
     assert data["expected"]["choices"][0]["parts"][0] == {"type": "text", "text": "TODO", "annotations": []}
     lint = invoke(["lint", "--corpus", corpus], exit_code=1)
     assert f"{data['id']}: /unreviewed: not reviewed" in lint.stdout
-    del data["unreviewed"]
-    path.write_text(json.dumps(data), encoding="utf-8")
+    assert f"{data['id']}: /basis: not decided" in lint.stdout and data["basis"]["source"].startswith("TODO")
+    assert protocols.protocol(protocol).part("drafting").STREAM_DOCUMENTATION in data["basis"]["source"]
+    reviewed(data, path)
     invoke(["lint", "--corpus", corpus])
 
 
@@ -254,6 +264,5 @@ def test_a_stream_the_reference_rejects_is_drafted_as_a_rejection_where_the_corp
     data, path = drafted(invoke(["import", capture, "--corpus", corpus]))
     assert "expected" not in data and "rejected-stream" in data["tags"]
     assert data["rejected"]["reason"].startswith("TODO") and "chunk 1" in data["rejected"]["reason"]
-    del data["unreviewed"]
-    path.write_text(json.dumps(data), encoding="utf-8")
+    reviewed(data, path)
     invoke(["lint", "--corpus", corpus])

@@ -37,7 +37,7 @@ def _new_protocol(tmp_path, monkeypatch, package: str, mutants: str | None = Non
     if mutants is not None:
         (folder / "mutants.py").write_text(f"from {package}.reference import Assembler\n\n{mutants}")
     monkeypatch.syspath_prepend(str(tmp_path))
-    return Protocol(name=package, package=package, title=package, provider=package, short=package, endpoint="/",
+    return Protocol(name=package, package=package, title=package, short=package, endpoint="/", provider="openai",
                     framing=SseFraming(named_events=True), capability_notes={"refusal": "this wire carries no refusal"})
 
 

@@ -305,8 +305,8 @@ FOURTH = {
     "__init__.py": '''
 from deltacheck.protocols.spec import Protocol
 from deltacheck.protocols.sse import SseFraming
-PROTOCOL = Protocol(name="fourth-wire", package=__name__, title="Fourth", provider="fourth", short="fourth", endpoint="/generate",
-                    framing=SseFraming(named_events=False), capability_notes={"refusal": "none", "item_id": "none"})
+PROTOCOL = Protocol(name="fourth-wire", package=__name__, title="Fourth", short="fourth", endpoint="/generate",
+                    provider="openai", framing=SseFraming(named_events=False), capability_notes={"refusal": "none", "item_id": "none"})
 ''',
     "translation.py": '''
 FINISH_REASONS = {"STOP": "stop", "MAX_TOKENS": "length"}

@@ -122,7 +122,7 @@ class Fixture:
 
     @property
     def basis(self) -> dict[str, Any] | None:
-        """What the expected result rests on: `{"kind": documented | observed | policy, "source", "servers"}`."""
+        """What the expected result rests on: `{"kind", "source", "servers"?}` (corpus/README.md, Basis)."""
         return self.raw.get("basis")
 
     @property

@@ -234,6 +234,7 @@ def counterexample_fixture(corpus: Corpus, seed: Fixture, finding: FixtureFuzz, 
             "derived_from": seed.id,
             **({"reports": seed.reports} if seed.reports else {}),
         },
+        **({"basis": seed.basis} if seed.basis else {}),  # the same message and result rest on the same ground
         "chunks": finding.chunks,
         "expected": seed.expected,
     }

@@ -57,8 +57,8 @@ def _write(corpus, data, output: Path | None, titled: bool = True) -> None:
         f"drafted {data['id']} ({data['protocol']}, {len(data['chunks'])} chunks"
         + (", with its own SSE bytes" if "sse" in data else "")
         + "), marked unreviewed: check `expected` "
-        "against the provider's documented semantics, set title and tags, delete `unreviewed`, then run "
-        "deltacheck lint",
+        "against the provider's documented semantics, write its `basis`, set title and tags, delete `unreviewed`, "
+        "then run deltacheck lint",
         markup=False,
     )
 

@@ -16,6 +16,7 @@ from deltacheck import protocols
 from deltacheck.adequacy.fuzz import format_fixture, new_fixture_id
 from deltacheck.contributing.capture import BadCapture, Capture, read_capture
 from deltacheck.contributing.redact import Cipher, redact_chunks, rewrite_data, scrub_secrets, secret_locations
+from deltacheck.corpus.basis import HOW_TO_CHOOSE, PLACEHOLDER
 from deltacheck.corpus.loader import Corpus
 from deltacheck.errors import AssemblyError
 from deltacheck.locations import PACKAGE_DIR
@@ -23,9 +24,16 @@ from deltacheck.reference import assemble
 
 UNREVIEWED = (
     "the expected result was drafted by the reference assembler ({how}), not decided: check every field "
-    "against the provider's documented stream semantics (cite the documentation in provenance.source or "
-    "comment; where the provider leaves the outcome open, declare implementation_defined), set the title "
-    "and tags, then delete this field"
+    "against the provider's documented stream semantics (write what it rests on in basis; where the provider "
+    "leaves the outcome open, declare implementation_defined), set the title and tags, then delete this field"
+)
+
+BASIS_TO_DECIDE = (
+    PLACEHOLDER + ": what the expected result rests on; lint refuses this fixture until this is replaced "
+    "({how_to_choose}). Set kind and write here: documented, the section of the provider's documentation "
+    "that states it ({documentation}); observed, the public report(s) of the servers that send this shape, "
+    "named in servers (corpus/servers.json); policy, the CONTRACT.md section and rule that chose it "
+    '("CONTRACT.md 3.3 {protocol} rule N")'
 )
 
 
@@ -54,6 +62,8 @@ def draft_from_capture(
         "protocol": capture.protocol,
         "tags": [],
         "provenance": {"kind": "captured", "source": source or f"capture imported from {path.name} ({capture.fmt})"},
+        # A capture is a shape some server sent: observed, until the contributor decides otherwise.
+        "basis": {"kind": "observed", "source": basis_to_decide(capture.protocol), "servers": []},
         "chunks": chunks,
     }
     if keep_sse:
@@ -80,10 +90,17 @@ def draft_new(corpus: Corpus, protocol: str, title: str, tags: tuple[str, ...], 
         "protocol": protocol,
         "tags": list(dict.fromkeys(tags or ("text",))),
         "provenance": {"kind": "synthetic", "source": source or "TODO: the documentation section this stream follows"},
+        "basis": {"kind": "documented", "source": basis_to_decide(protocol)},
         "chunks": chunks,
         "expected": expected,
         "unreviewed": UNREVIEWED.format(how="deltacheck new; replace the TODO stream with the behaviour's own"),
     }
+
+
+def basis_to_decide(protocol: str) -> str:
+    """A draft's basis source: what to write there, for this protocol (lint refuses it as it stands)."""
+    documentation = protocols.protocol(protocol).part("drafting").STREAM_DOCUMENTATION
+    return BASIS_TO_DECIDE.format(how_to_choose=HOW_TO_CHOOSE, documentation=documentation, protocol=protocol)
 
 
 def _redacted_body(capture: Capture, chunks: list[Any], cipher: Cipher, path: Path) -> str:

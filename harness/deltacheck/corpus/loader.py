@@ -15,12 +15,13 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from deltacheck.corpus.basis import HOW_TO_CHOOSE, basis_problems, read_servers
 from deltacheck.corpus.schema_checks import Check, compiled_checks
 from deltacheck.errors import AssemblyError, FixtureProblem
 from deltacheck.judge.compare import MISSING, compare, is_no_arguments, json_equal, normalised, resolve_pointer
 from deltacheck.locations import BUNDLED_CORPUS as DEFAULT_CORPUS
 from deltacheck.model import Fixture
-from deltacheck.protocols import PROTOCOLS, decode_stream, protocol
+from deltacheck.protocols import PROTOCOLS, all_protocols, decode_stream, protocol
 from deltacheck.reference import ReferenceOutcome, assemble
 
 if TYPE_CHECKING:
@@ -38,6 +39,7 @@ class Corpus:
     problems: list[FixtureProblem] = field(default_factory=list)
     reference: dict[str, ReferenceOutcome] = field(default_factory=dict)  # filled when lint ran the reference
     retired: set[str] = field(default_factory=set)  # corpus/RETIRED_IDS: ids never to be used again
+    servers: dict[str, dict[str, Any]] = field(default_factory=dict)  # corpus/servers.json, by slug
     _required: dict[tuple[str, ...], frozenset[str]] = field(default_factory=dict, repr=False)  # by a fixture's tags
 
     def reference_outcome(self, fixture: Fixture) -> ReferenceOutcome | None:
@@ -177,6 +179,8 @@ def load_corpus(root: Path | str = DEFAULT_CORPUS, check_reference: bool = True)
     tags = _read_tags(root, problems)
     corpus = Corpus(root, version, tags, problems=problems)
     retired = corpus.retired = _read_retired(root)
+    corpus.servers, vocabulary_problems = read_servers(root, all_protocols())
+    problems.extend(vocabulary_problems)
     fixture_v, _, chunk_v = schema_validators(str(root / "schema"))
     checks = compiled_checks(str(root / "schema"))
     seen: dict[str, list[str]] = {}
@@ -189,7 +193,14 @@ def load_corpus(root: Path | str = DEFAULT_CORPUS, check_reference: bool = True)
             continue
         try:
             fixture, found = _check_file(
-                path, rel, (checks, fixture_v, chunk_v), tags, retired, seen, check_reference, corpus.reference
+                path,
+                rel,
+                (checks, fixture_v, chunk_v),
+                (tags, corpus.servers),
+                retired,
+                seen,
+                check_reference,
+                corpus.reference,
             )
         except RecursionError:
             # json, jsonschema, the reference and the comparison all recurse: a file nested deeper than
@@ -225,8 +236,9 @@ def _check_duplicates(corpus: Corpus, seen: dict[str, list[str]]) -> None:
         corpus.fixtures = [f for f in corpus.fixtures if f.id != fid]
 
 
-def _check_file(path: Path, rel: str, schemas, tags, retired, seen, check_reference, outcomes):
+def _check_file(path: Path, rel: str, schemas, vocabularies, retired, seen, check_reference, outcomes):
     checks, fixture_v, chunk_v = schemas
+    tags, servers = vocabularies
 
     def problem(field_name: str, message: str, fid: str | None = None) -> FixtureProblem:
         return FixtureProblem(rel, fid, field_name, message)
@@ -253,7 +265,10 @@ def _check_file(path: Path, rel: str, schemas, tags, retired, seen, check_refere
     ]
     if found:
         return None, found
-    found = [problem(pointer, message, fid) for pointer, message in checked_problems(checks.fixture, fixture_v, data)]
+    found = [
+        problem(pointer, _with_hint(message), fid)
+        for pointer, message in checked_problems(checks.fixture, fixture_v, data)
+    ]
     if found:
         return None, found
     for position, tag in enumerate(data["tags"]):
@@ -280,6 +295,8 @@ def _check_file(path: Path, rel: str, schemas, tags, retired, seen, check_refere
         for p, m in _chunk_shape_problems(data, checks.chunks[data["protocol"]], chunk_v[data["protocol"]])
     )
     spec = protocol(data["protocol"])
+    if "basis" in data:  # a corpus whose own schema predates the field has none to check
+        found.extend(problem(p, m, fid) for p, m in basis_problems(data["basis"], spec, servers))
     if (lint := spec.optional_part("lint")) is not None:
         found.extend(problem(p, m, fid) for p, m in lint.chunk_problems(data["chunks"]))
     if data.get("stream_end") == "eof" and spec.framing.terminator is None:
@@ -300,6 +317,19 @@ def _check_file(path: Path, rel: str, schemas, tags, retired, seen, check_refere
     if check_reference and not found:
         found.extend(problem(p, m, fid) for p, m in reference_problems(fixture, outcomes))
     return fixture, found
+
+
+_SCHEMA_HINTS = {
+    "'basis' is a required property": (
+        "'basis' is a required property: say what the expected result rests on, the provider's documentation, "
+        f"a shape real servers send, or the contract's choice ({HOW_TO_CHOOSE})"
+    ),
+}
+
+
+def _with_hint(message: str) -> str:
+    """A schema message, with what to do about it where the schema alone cannot say."""
+    return _SCHEMA_HINTS.get(message, message)
 
 
 def _chunk_shape_problems(data: dict[str, Any], chunk_check: Check, chunk_validator) -> list[tuple[str, str]]:

@@ -3,7 +3,7 @@
 Everything that knows one wire format lives in its package, `deltacheck/protocols/<package>/`;
 no other module of the harness names a protocol. A package holds:
 
-    __init__.py      PROTOCOL: its name, title, endpoint, framing codec and capability notes
+    __init__.py      PROTOCOL: its name, title, endpoint, provider, framing codec and capability notes
                      (`deltacheck.protocols.spec.Protocol`); standard library only
     reference.py     Assembler: the strict reference assembler (CONTRACT.md, the protocol's section)
 

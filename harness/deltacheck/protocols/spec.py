@@ -58,6 +58,10 @@ class Protocol:
     provider: str  # whose API defines the protocol, as corpus/servers.json names it: "openai"
     short: str  # in route names of gateways: "chat" in litellm-proxy-chat-to-anthropic
     endpoint: str  # the streaming endpoint under a base URL: "/chat/completions"
+    # Whose wire format this is: the slug of the provider's own API in corpus/servers.json ("openai").
+    # Its documentation is what a `documented` fixture basis cites, and its SDKs promise to read its
+    # streams; a shape observed only on other servers is outside that promise.
+    provider: str
     framing: Framing
     # Why a capability is absent for every adapter of this protocol: the protocol itself has no such
     # field (or the corpus defines none for it). Adapters add only their library's own reasons.

@@ -24,6 +24,7 @@ PROTOCOL = Protocol(
     provider="anthropic",
     short="anthropic",
     endpoint="/messages",
+    provider="anthropic",
     framing=SseFraming(named_events=True),
     capability_notes={
         "builtin_tools": "built-in tool calls of kind builtin are Responses output items; Anthropic's client-run tools (bash, text editor) stream as tool_use blocks",

@@ -1,5 +1,8 @@
 """What `deltacheck new` drafts for an Anthropic Messages fixture."""
 
+# Where the provider documents this stream: a draft's basis placeholder points a contributor there.
+STREAM_DOCUMENTATION = "https://platform.claude.com/docs/en/build-with-claude/streaming"
+
 # A minimal stream to replace: one text answer, finished, as the provider documents it.
 SCAFFOLD_CHUNKS = [
     {

@@ -10,6 +10,7 @@ PROTOCOL = Protocol(
     provider="openai",
     short="chat",
     endpoint="/chat/completions",
+    provider="openai",
     framing=SseFraming(named_events=False, terminator="[DONE]"),
     empty_parts_omitted=True,
     capability_notes={

@@ -10,6 +10,7 @@ PROTOCOL = Protocol(
     provider="openai",
     short="responses",
     endpoint="/responses",
+    provider="openai",
     framing=SseFraming(named_events=True),
     capability_notes={
         "extra_content": "extra_content is a Chat Completions tool-call extension; Responses function calls carry none",
