@@ -98,8 +98,10 @@ def _validator():  # jsonschema only when upstream data is read (reports, explai
     return jsonschema.Draft202012Validator(json.loads(SCHEMA_PATH.read_text(encoding="utf-8")))
 
 
-def load_upstream(adapters_dir: Path = ADAPTERS_DIR) -> Upstream:
-    """Every upstream.json under `adapters_dir`, validated; problems name the file and the field."""
+def load_upstream(adapters_dir: Path | None = None) -> Upstream:
+    """Every upstream.json under `adapters_dir` (default: the bundled adapters), validated; problems name
+    the file and the field."""
+    adapters_dir = ADAPTERS_DIR if adapters_dir is None else adapters_dir
     entries: list[UpstreamEntry] = []
     problems: list[UpstreamProblem] = []
     for path in sorted({p for pattern in UPSTREAM_GLOBS for p in adapters_dir.glob(pattern)}):
