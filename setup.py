@@ -54,8 +54,9 @@ setup(
     packages=packages(),
     package_dir=FOLDERS,
     package_data={
-        "deltacheck": ["py.typed", "driver/schemas/*.json", "driver/schemas/protocol/*.json", "contributing/repro/*.tmpl"],
-        "deltacheck.adapters": ["*/manifest.json", "*/requirements*.txt"],
+        "deltacheck": ["py.typed", "driver/schemas/*.json", "driver/schemas/protocol/*.json", "judge/schemas/*.json",
+                       "contributing/repro/*.tmpl"],
+        "deltacheck.adapters": ["*/manifest.json", "*/requirements*.txt", "*/upstream.json"],
     },
     include_package_data=False,  # MANIFEST.in feeds the sdist only; the wheel gets exactly what is listed here
     cmdclass={"build_py": BuildWithData},

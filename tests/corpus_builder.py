@@ -15,7 +15,7 @@ TEXT_FIXTURE = {
     "protocol": "openai-chat",
     "tags": ["text"],
     "provenance": {"kind": "synthetic", "source": "tests"},
-    "basis": {"kind": "policy", "source": "CONTRACT.md 3.3, a rule the tests stand for"},
+    "basis": {"kind": "documented", "source": "https://platform.openai.com/docs/api-reference/chat-streaming (a rule the tests stand for)"},
     "chunks": [
         {"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"role": "assistant", "content": "Hel"}, "finish_reason": None}]},
         {"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": "lo"}, "finish_reason": "stop"}]},
@@ -34,7 +34,7 @@ TOOL_FIXTURE = {
     "protocol": "openai-chat",
     "tags": ["tool-call", "parallel-calls"],
     "provenance": {"kind": "synthetic", "source": "tests"},
-    "basis": {"kind": "policy", "source": "CONTRACT.md 3.3, a rule the tests stand for"},
+    "basis": {"kind": "documented", "source": "https://platform.openai.com/docs/api-reference/chat-streaming (a rule the tests stand for)"},
     "chunks": [
         {"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"tool_calls": [
             {"index": 0, "id": "call_a", "type": "function", "function": {"name": "search", "arguments": "{\"q\":"}}]}, "finish_reason": None}]},

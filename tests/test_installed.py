@@ -66,6 +66,7 @@ def test_the_wheel_installs_only_the_deltacheck_package(installed):
     assert not GENERIC_NAMES & top_level
     assert "deltacheck/data/corpus/VERSION" in names and "deltacheck/data/CONTRACT.md" in names
     assert "deltacheck/driver/schemas/protocol/run-reply.schema.json" in names
+    assert "deltacheck/judge/schemas/upstream.schema.json" in names and "deltacheck/adapters/litellm/upstream.json" in names
     assert not any("node_modules" in name for name in names)
 
 
@@ -144,6 +145,7 @@ def test_the_sdist_carries_what_the_wheel_needs(installed, tmp_path):
     names = {name.split("/", 1)[1] for name in tarfile.open(sdist).getnames() if "/" in name}
     assert {"setup.py", "CONTRACT.md", "docs/PROTOCOL.md", "corpus/VERSION", "harness/deltacheck/driver/schemas/manifest.schema.json",
             "adapters/node/openai/driver.mjs", "adapters/openai_python/requirements.txt",
+            "adapters/litellm/upstream.json", "harness/deltacheck/judge/schemas/upstream.schema.json",
             "harness/deltacheck/contributing/repro/python.tmpl", "harness/deltacheck/contributing/repro/node.tmpl"} <= names
     assert not any("node_modules" in name for name in names)
 

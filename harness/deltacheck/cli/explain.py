@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import click
@@ -10,6 +11,7 @@ from deltacheck.cli.common import (
     Seconds,
     adapter_cmd_option,
     adapter_option,
+    console,
     corpus_option,
     open_adapter,
     out,
@@ -117,4 +119,37 @@ def _run(
             described = adapter.describe()
     except (EnvironmentFailed, DriverFailed) as exc:
         raise click.ClickException(str(exc)) from None
-    return Explanation(fixture, corpus.cite(fixture.id), described, record.verdict)
+    return Explanation(
+        fixture,
+        corpus.cite(fixture.id),
+        described,
+        record.verdict,
+        findings=_findings_upstream(described.get("name", ""), record.verdict.to_json()),
+        reproduce=_reproduce(fixture.id, adapter_name, adapter_cmd),
+    )
+
+
+def _findings_upstream(adapter: str, record: dict) -> tuple:
+    """Each finding the run shows, with what the library's tracker says of it (the bundled upstream data)."""
+    from deltacheck.judge.findings import distinct_findings
+    from deltacheck.judge.upstream import load_upstream
+
+    upstream = load_upstream()
+    for problem in upstream.problems:
+        console("err").print(f"warning: upstream data left out: {problem}", markup=False, highlight=False)
+    return tuple((finding, tuple(upstream.of(adapter, finding))) for finding in distinct_findings([record]))
+
+
+def _reproduce(fixture_id: str, adapter_name: str | None, adapter_cmd: str | None) -> tuple[str, ...]:
+    """This explanation's command, and the standalone script's when a bundled Python or Node adapter ran."""
+    if adapter_name is None:
+        return (f"deltacheck explain {fixture_id} --adapter-cmd {shlex.quote(str(adapter_cmd))} --format markdown",)
+    commands = [f"deltacheck explain {fixture_id} --adapter {adapter_name} --format markdown"]
+    from deltacheck.adapter import registered_adapters
+    from deltacheck.driver.external import ExternalAdapter
+
+    factory = registered_adapters().get(adapter_name)
+    if isinstance(factory, ExternalAdapter) and factory.manifest.language in REPRO_LANGUAGES:
+        language = factory.manifest.language
+        commands.append(f"deltacheck explain {fixture_id} --adapter {adapter_name} --repro {language}")
+    return tuple(commands)

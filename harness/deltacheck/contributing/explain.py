@@ -1,8 +1,10 @@
 """A fixture, and optionally what one library did with it, written for a bug report.
 
 `Explanation` gathers what is known (the fixture, the corpus version, and when an adapter ran: its
-description and the verdict); `render_text` prints it for a terminal, `render_markdown` for an issue
-tracker (the citation first, headings, fenced JSON, the raw stream in a collapsed block).
+description, the verdict, and each finding the failure shows with what the library's tracker says of
+it); `render_text` prints it for a terminal, `render_markdown` for an issue tracker (the citation
+first, headings, fenced JSON, the raw stream in a collapsed block). A finding known upstream links
+its report; one that appears unreported gets what a new report needs beside the rest.
 """
 
 from __future__ import annotations
@@ -12,8 +14,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+import deltacheck
+from deltacheck.contract import CONTRACT_VERSION
 from deltacheck.judge.compare import pretty
+from deltacheck.judge.findings import Finding
 from deltacheck.judge.severity import record_severity, scope_of
+from deltacheck.judge.upstream import UpstreamEntry
 from deltacheck.judge.verdict import Verdict
 from deltacheck.model import Fixture
 from deltacheck.protocols import protocol
@@ -26,6 +32,9 @@ class Explanation:
     citation: str  # ID@CORPUS_VERSION
     adapter: dict[str, Any] | None = None  # the adapter's describe(), when one ran
     verdict: Verdict | None = None
+    # Each finding a failing run shows (judge/findings.py), with the upstream entries that apply to it.
+    findings: tuple[tuple[Finding, tuple[UpstreamEntry, ...]], ...] = ()
+    reproduce: tuple[str, ...] = ()  # commands that reproduce the run: this explain, and a standalone script
 
     @property
     def severity(self) -> str | None:
@@ -184,6 +193,7 @@ def render_markdown(explanation: Explanation, raw_stream: bytes) -> str:
         out += ["", _escape(fixture.comment)]
     if verdict is not None:
         out += _markdown_run(explanation, verdict)
+        out += _markdown_upstream(explanation)
     if rejected := fixture.rejection:
         out += [
             "",
@@ -257,6 +267,44 @@ def _markdown_run(explanation: Explanation, verdict: Verdict) -> list[str]:
         out += ["", title, "", fence(verdict.diff, "text" if verdict.observed is None else "diff")]
     elif _only_events_diverge(verdict):
         out += ["", "### Diff", "", f"None in the assembled result; {EVENTS_ONLY}."]
+    return out
+
+
+KNOWN = {
+    "open": "Known upstream, still open",
+    "fixed": "Fixed upstream",
+    "closed-as-intended": "Closed upstream as intended",
+    "documented": "Documented by the library",
+}
+
+
+def _markdown_upstream(explanation: Explanation) -> list[str]:
+    """Each finding with its upstream report; for one that appears unreported, what a new report needs."""
+    if not explanation.findings:
+        return []
+    out = ["", "### Upstream"]
+    unreported = False
+    for finding, entries in explanation.findings:
+        out += ["", f"Finding ({_escape(finding.axis)}): {_code(finding.what)}", ""]
+        known = [entry for entry in entries if entry.status in KNOWN]
+        for entry in known:
+            fixed = f" in {entry.fixed_in}" if entry.fixed_in else ""
+            out.append(f"- {KNOWN[entry.status]}{fixed}: {entry.url} ({_escape(entry.note)})")
+        if known:
+            continue
+        unreported = True
+        searched = [entry.note for entry in entries if entry.status == "unreported"]
+        if searched:
+            out.append(f"- Appears unreported upstream (searched: {_escape('; '.join(searched))})")
+        else:
+            out.append("- No upstream report is recorded for it; search the library's tracker before filing one")
+    if unreported:
+        out += ["", "### Reproduce", ""]
+        out.append(
+            f"- Versions: {_escape(explanation.library_line)}; fixture {_code(explanation.citation)}; "
+            f"deltacheck {deltacheck.__version__}, contract version {CONTRACT_VERSION}"
+        )
+        out += [f"- {_code(command)}" for command in explanation.reproduce]
     return out
 
 

@@ -55,7 +55,6 @@ class Protocol:
     name: str  # as fixtures, adapters and results name it: "openai-chat"
     package: str  # the dotted name of the package that holds everything about it
     title: str  # for people: "OpenAI Chat Completions"
-    provider: str  # whose API defines the protocol, as corpus/servers.json names it: "openai"
     short: str  # in route names of gateways: "chat" in litellm-proxy-chat-to-anthropic
     endpoint: str  # the streaming endpoint under a base URL: "/chat/completions"
     # Whose wire format this is: the slug of the provider's own API in corpus/servers.json ("openai").

@@ -17,6 +17,7 @@ from deltacheck.judge.severity import (
     scope_of,
     strand_severity,
 )
+from deltacheck.judge.upstream import Upstream, load_upstream, summary_of
 from deltacheck.judge.verdict import PASSING, UNSCORED
 from deltacheck.protocols import PROTOCOLS
 from deltacheck.reports.adequacy import render_fuzz, render_mutation, render_seeds
@@ -43,8 +44,10 @@ def render_report(
     fuzz: list[tuple[dict[str, Any], list[dict[str, Any]]]] | None = None,
     cost: list[tuple[dict[str, Any], list[dict[str, Any]]]] | None = None,
     fixture_tags: Mapping[str, Sequence[str]] | None = None,
+    upstream: Upstream | None = None,
 ) -> str:
-    """`fixture_tags`: each fixture's tags (from the corpus), shown beside the findings they appear in."""
+    """`fixture_tags`: each fixture's tags (from the corpus), shown beside the findings they appear in.
+    `upstream`: what the libraries' trackers say about each finding (default: the bundled adapters' data)."""
     # The reference first, as the baseline column; then the implementations by name.
     runs = sorted(all_results, key=lambda r: (r.adapter.get("name") != "reference", r.adapter.get("name", "")))
     out: list[str] = []
@@ -78,7 +81,7 @@ def render_report(
     _scores_section(out, runs)
     _gateways_section(out, runs)
     _axes_section(out, runs)
-    _findings_section(out, runs, fixture_tags)
+    _findings_section(out, runs, fixture_tags, load_upstream() if upstream is None else upstream)
     _matrix_section(out, runs)
     _single_failures_section(out, runs)
     _fixture_bugs_section(out, runs)
@@ -219,7 +222,9 @@ def _axes_section(out: list[str], runs: list[Results]) -> None:
     out.append("")
 
 
-def _findings_section(out: list[str], runs: list[Results], fixture_tags: Mapping[str, Sequence[str]] | None) -> None:
+def _findings_section(
+    out: list[str], runs: list[Results], fixture_tags: Mapping[str, Sequence[str]] | None, upstream: Upstream
+) -> None:
     out.append("## Distinct findings\n")
     out.append(
         "Each implementation's failures grouped by defect (CONTRACT.md 4.1). A failing fixture's divergences "
@@ -232,8 +237,14 @@ def _findings_section(out: list[str], runs: list[Results], fixture_tags: Mapping
         "place are two rows; a fixture appears under each finding it shows. A fixture that raised is grouped by "
         "its exception class. *Stream shapes* counts the tags of the row's fixtures (corpus/tags.json; `text` "
         "and `tool-call` left out): what the defect's streams have in common. *Severity* is each fixture's "
-        "for that finding (CONTRACT.md 4.4); spec violations come first.\n"
+        "for that finding (CONTRACT.md 4.4); spec violations come first. *Upstream* is what the library's own "
+        "tracker says (adapters/<folder>/upstream.json, researched by hand, never fetched at run time): an issue "
+        "still open, the release that fixed it, closed as intended, documented by the library, or not reported "
+        "upstream (worth a report: `deltacheck explain ID --adapter NAME --format markdown`); – when not researched.\n"
     )
+    out += [f"- **warning:** upstream data left out: {problem}" for problem in upstream.problems]
+    if upstream.problems:
+        out.append("")
     any_rows = False
     for run in runs:
         failing_records = {r["fixture"]: r for r in run.records if r["verdict"] in NOT_PASSED}
@@ -252,15 +263,17 @@ def _findings_section(out: list[str], runs: list[Results], fixture_tags: Mapping
             f"### {run.adapter.get('name')}: {len(findings)} finding(s) in {len(failing_records)} failing fixture(s), "
             f"{violations} of them spec violations\n"
         )
-        out.append("| severity | axis | finding | stream shapes | fixtures | count |")
-        out.append("|---|---|---|---|---|---|")
+        name = run.adapter.get("name", "")
+        out.append("| severity | axis | finding | stream shapes | fixtures | count | upstream |")
+        out.append("|---|---|---|---|---|---|---|")
         for finding in findings:
             shown = ", ".join(finding.fixtures[:6]) + (
                 f", … ({len(finding.fixtures) - 6} more)" if len(finding.fixtures) > 6 else ""
             )
             out.append(
                 f"| {_severity_text(severities[id(finding)])} | {finding.axis} | {_cell_text(finding.what)} "
-                f"| {_cell_text(finding.shapes_text())} | {shown} | {len(finding.fixtures)} |"
+                f"| {_cell_text(finding.shapes_text())} | {shown} | {len(finding.fixtures)} "
+                f"| {_cell_text(summary_of(upstream.of(name, finding)))} |"
             )
         out.append("")
     if not any_rows:

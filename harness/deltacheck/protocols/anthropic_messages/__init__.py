@@ -21,7 +21,6 @@ PROTOCOL = Protocol(
     name="anthropic-messages",
     package=__name__,
     title="Anthropic Messages",
-    provider="anthropic",
     short="anthropic",
     endpoint="/messages",
     provider="anthropic",

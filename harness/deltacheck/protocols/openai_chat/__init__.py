@@ -7,7 +7,6 @@ PROTOCOL = Protocol(
     name="openai-chat",
     package=__name__,
     title="OpenAI Chat Completions",
-    provider="openai",
     short="chat",
     endpoint="/chat/completions",
     provider="openai",

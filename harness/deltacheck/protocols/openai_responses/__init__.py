@@ -7,7 +7,6 @@ PROTOCOL = Protocol(
     name="openai-responses",
     package=__name__,
     title="OpenAI Responses",
-    provider="openai",
     short="responses",
     endpoint="/responses",
     provider="openai",
