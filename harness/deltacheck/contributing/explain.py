@@ -274,6 +274,7 @@ KNOWN = {
     "open": "Known upstream, still open",
     "fixed": "Fixed upstream",
     "closed-as-intended": "Closed upstream as intended",
+    "closed-unfixed": "Reported upstream, closed without a fix (the behaviour stands)",
     "documented": "Documented by the library",
 }
 

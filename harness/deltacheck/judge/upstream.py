@@ -37,7 +37,7 @@ class UpstreamEntry:
     adapters: tuple[str, ...]
     axis: str
     fixtures: tuple[str, ...]
-    status: str  # open, fixed, closed-as-intended, documented, unreported
+    status: str  # open, fixed, closed-as-intended, closed-unfixed, documented, unreported
     url: str | None
     fixed_in: str | None
     note: str
@@ -59,6 +59,8 @@ class UpstreamEntry:
             return f"fixed in {self.fixed_in}: {self.url}"
         if self.status == "closed-as-intended":
             return f"intended: {self.url}"
+        if self.status == "closed-unfixed":
+            return f"reported, closed without a fix: {self.url}"
         if self.status == "documented":
             return f"documented: {self.url}"
         return "not reported upstream"
