@@ -8,8 +8,9 @@ from __future__ import annotations
 import html
 from xml.etree import ElementTree as ET
 
+from deltacheck.judge.severity import SPEC_VIOLATION
 from deltacheck.locations import CHECKOUT, PACKAGE_DIR
-from deltacheck.reports.scorecard import CELL, NOT_PASSED, _fixture_key, _fixture_rows, _verdict_table
+from deltacheck.reports.scorecard import CELL, NOT_PASSED, _fixture_key, _fixture_rows, _verdict_table, failure_severity
 from deltacheck.running.results import Results
 
 REPO_ROOT = str(CHECKOUT or PACKAGE_DIR.parent)
@@ -52,6 +53,8 @@ def render_junit(results: list[Results], corpus_version: str) -> str:
                 name=f"{_fixture_key(record)}@{corpus_version} {record.get('title', '')}".strip(),
             )
             verdict, message = record["verdict"], record.get("message", "")
+            if verdict in NOT_PASSED:
+                message = f"[{failure_severity(record, run)}] {message}"
             if verdict == "fail":
                 ET.SubElement(case, "failure", message=message[:500]).text = record.get("diff", "")
             elif verdict in ("error", "crash", "timeout"):
@@ -70,6 +73,7 @@ td,th{border:1px solid #ccc;padding:2px 6px;text-align:center;white-space:nowrap
 td.t{text-align:left;max-width:32em;overflow:hidden;text-overflow:ellipsis}
 th.a{writing-mode:vertical-rl;transform:rotate(180deg);vertical-align:bottom}
 .pass{background:#d8f0d8}.fail,.error,.crash,.timeout{background:#f6d0d0}.na,.skip{background:#eee;color:#777}
+.apart{background:#f6ecd0}
 a{color:inherit}pre{background:#f7f7f7;padding:.6em;overflow:auto;max-width:110em}
 section{border-top:1px solid #ccc;margin-top:1em}
 """.strip()
@@ -82,6 +86,7 @@ def render_html(results: list[Results], corpus_version: str) -> str:
     verdicts = _verdict_table(runs)
     esc = html.escape
     rows = []
+    by_name = {run.adapter.get("name", "?"): run for run in runs}
     for key, (protocol, title) in _fixture_rows(runs).items():
         cells = []
         for name in names:
@@ -92,6 +97,8 @@ def render_html(results: list[Results], corpus_version: str) -> str:
             verdict = record["verdict"]
             css = {"n/a": "na"}.get(verdict, verdict)
             label = esc(CELL[verdict].strip("*").lower())
+            if verdict in NOT_PASSED and (severity := failure_severity(record, by_name[name])) != SPEC_VIOLATION:
+                css, label = "apart", esc(f"{label} ({severity})")  # not counted in the scores: shown apart
             if verdict in NOT_PASSED:
                 label = f'<a href="#{esc(_anchor(name, key))}" title="{esc(record.get("message", ""))}">{label}</a>'
             cells.append(f'<td class="{css}">{label}</td>')
@@ -109,7 +116,8 @@ def render_html(results: list[Results], corpus_version: str) -> str:
             diff = f"<pre>{esc(_portable(record['diff']))}</pre>" if record.get("diff") else ""
             details.append(
                 f'<section id="{esc(_anchor(name, key))}"><h3>{esc(key)}@{esc(corpus_version)} — '
-                f"{esc(name)}: {esc(record['verdict'])}</h3><p>{esc(record.get('title', ''))}</p>"
+                f"{esc(name)}: {esc(record['verdict'])} ({esc(failure_severity(record, run))})</h3>"
+                f"<p>{esc(record.get('title', ''))}</p>"
                 f"<p><code>{body}</code></p>{diff}</section>"
             )
     header = "".join(f'<th class="a">{esc(n)}</th>' for n in names)
@@ -117,7 +125,8 @@ def render_html(results: list[Results], corpus_version: str) -> str:
         "<!doctype html>\n<html lang=en><meta charset=utf-8>"
         f"<title>deltacheck matrix, corpus {esc(corpus_version)}</title><style>{STYLE}</style>\n"
         f"<h1>deltacheck: fixture × implementation (corpus {esc(corpus_version)})</h1>\n"
-        "<p>Generated from the results files; REPORT.md has the scores. Click a failing cell for its diff.</p>\n"
+        "<p>Generated from the results files; REPORT.md has the scores, which count spec violations only (CONTRACT.md 4.4): "
+        "a failure of another severity is shown apart, in amber, with its severity. Click a failing cell for its diff.</p>\n"
         f"<table><tr><th>fixture</th><th>protocol</th><th>title</th>{header}</tr>\n"
         + "\n".join(rows)
         + "</table>\n"

@@ -139,11 +139,11 @@ def _score_cells(records: list[dict[str, Any]], run: Results) -> str:
     """score, spec violations, their verdicts, the other severities, passed, n/a, skip: joined as table cells."""
     verdicts = Counter(record["verdict"] for record in records)
     scored = sum(v for k, v in verdicts.items() if k not in UNSCORED)
-    severities = Counter(_severity(record, run) for record in records if record["verdict"] in NOT_PASSED)
+    severities = Counter(failure_severity(record, run) for record in records if record["verdict"] in NOT_PASSED)
     violations = Counter(
         record["verdict"]
         for record in records
-        if record["verdict"] in NOT_PASSED and _severity(record, run) == SPEC_VIOLATION
+        if record["verdict"] in NOT_PASSED and failure_severity(record, run) == SPEC_VIOLATION
     )
     cells = [
         f"{scored - severities[SPEC_VIOLATION]} / {scored}",
@@ -157,7 +157,8 @@ def _score_cells(records: list[dict[str, Any]], run: Results) -> str:
     return " | ".join(cells)
 
 
-def _severity(record: dict[str, Any], run: Results) -> str:
+def failure_severity(record: dict[str, Any], run: Results) -> str:
+    """A failing record's severity in its run (CONTRACT.md 4.4)."""
     return record_severity(record, scope_of(run.adapter)) or SPEC_VIOLATION
 
 
@@ -307,7 +308,7 @@ def _matrix_section(out: list[str], runs: list[Results]) -> None:
 
 def _matrix_cell(record: dict[str, Any], run: Results) -> str:
     verdict = record.get("verdict", "")
-    if verdict in NOT_PASSED and (severity := _severity(record, run)) != SPEC_VIOLATION:
+    if verdict in NOT_PASSED and (severity := failure_severity(record, run)) != SPEC_VIOLATION:
         return f"{verdict} ({severity})"
     return CELL.get(verdict, "–")
 
@@ -328,7 +329,7 @@ def _single_failures_section(out: list[str], runs: list[Results]) -> None:
             n
             for n in ran
             if verdicts[(n, key)]["verdict"] in NOT_PASSED
-            and _severity(verdicts[(n, key)], by_name[n]) == SPEC_VIOLATION
+            and failure_severity(verdicts[(n, key)], by_name[n]) == SPEC_VIOLATION
         ]
         if len(ran) >= 2 and len(failing) == 1:
             rows.append(
@@ -366,7 +367,7 @@ def _details_section(out: list[str], runs: list[Results], corpus_version: str) -
         out.append(f"### {run.adapter.get('name')} ({run.adapter.get('library')} {run.adapter.get('version')})\n")
         for record in sorted(failures, key=_record_key):
             out.append(f"#### {record['fixture']}@{corpus_version} — {record['verdict']}: {record.get('title', '')}\n")
-            out.append(f"Severity: {_severity(record, run)}{_basis_text(record)}\n")
+            out.append(f"Severity: {failure_severity(record, run)}{_basis_text(record)}\n")
             if record.get("first_divergence"):
                 out.append(f"First divergence: `{record['first_divergence']}`\n")
             elif record.get("message"):
