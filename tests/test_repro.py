@@ -147,7 +147,7 @@ def _protocols(factory) -> set[str]:
         mode = manifest.command[2]
         return {"chat": {"openai-chat"}, "responses": {"openai-responses"}, "messages": {"anthropic-messages"},
                 "openai-chat": {"openai-chat"}, "openai-responses": {"openai-responses"},
-                "anthropic": {"anthropic-messages"}}[mode]
+                "openai-compatible-chat": {"openai-chat"}, "anthropic": {"anthropic-messages"}}[mode]
     name = manifest.name
     return {"openai-responses"} if "responses" in name else {"anthropic-messages"} if "anthropic" in name \
         else {"openai-chat"}

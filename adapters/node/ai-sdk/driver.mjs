@@ -1,71 +1,95 @@
-// deltacheck driver for the Vercel AI SDK (`ai` streamText with `@ai-sdk/openai` / `@ai-sdk/anthropic`).
+// deltacheck driver for the Vercel AI SDK (`ai` streamText with `@ai-sdk/openai`, `@ai-sdk/anthropic` and
+// `@ai-sdk/openai-compatible`).
 //
 // Modes:
-//   openai-chat       ai-sdk-openai-chat: streamText({model: createOpenAI(...).chat(id)})
-//   openai-responses  ai-sdk-openai-responses: streamText({model: createOpenAI(...).responses(id)})
-//   anthropic         ai-sdk-anthropic: streamText({model: createAnthropic(...)(id)})
-// The bytes get in through the provider's own fetch path: a custom `fetch` given to createOpenAI /
-// createAnthropic answers with the fixture's SSE text, so the provider's SSE parser and chunk
-// schemas run. The whole fullStream is consumed, then the final result is read.
+//   openai-chat             ai-sdk-openai-chat: streamText({model: createOpenAI(...).chat(id)})
+//   openai-responses        ai-sdk-openai-responses: streamText({model: createOpenAI(...).responses(id)})
+//   openai-compatible-chat  ai-sdk-openai-compatible-chat: streamText({model: createOpenAICompatible({name, ...}).chatModel(id)})
+//   anthropic               ai-sdk-anthropic: streamText({model: createAnthropic(...)(id)})
+// The bytes get in through the provider's own fetch path: a custom `fetch` given to the provider's
+// create function answers with the fixture's SSE text, so the provider's SSE parser and chunk schemas
+// run. The whole stream of parts is consumed, then the final result is read.
 //
-// Events: each `tool-call` part of the fullStream (the SDK emits it when it has the call's complete
+// One source serves both pinned majors: this folder (ai 7 with @ai-sdk/* 4) and ../ai-sdk-6 (ai 6 with
+// @ai-sdk/* 3, the adapters named `…@6`), whose driver.mjs is a copy of this file
+// (tests/test_node_drivers.py holds them equal). ai 7 renamed the result's fullStream to `stream` and
+// the option includeRawChunks to `include.rawChunks`, and hands a provider's mid-stream error over as a
+// StreamProviderError where ai 6 passes the provider's error object itself; the driver uses each
+// major's own names.
+//
+// Events: each `tool-call` part of the stream (the SDK emits it when it has the call's complete
 // input, while the stream is still being read) is a `tool_call_done` event. streamText is asked for
-// the provider's raw chunks too (includeRawChunks), which come through the same fullStream in order,
-// just before what the provider made of them; after_chunk is the fixture chunk the last raw chunk
-// was. A provider-executed call is an event only on Anthropic, where a server_tool_use block is a
-// tool call of the canonical result; on Responses a hosted tool item (web_search_call, ...) is none.
+// the provider's raw chunks too, which come through the same stream in order, just before what the
+// provider made of them; after_chunk is the fixture chunk the last raw chunk was. A provider-executed
+// call is an event only on Anthropic, where a server_tool_use block is a tool call of the canonical
+// result; on Responses a hosted tool item (web_search_call, ...) is none.
 //
 // Request configuration: the SDK surfaces a tool call only for a declared tool, so every tool name
 // found in the chunks is declared before streaming (a function tool with the permissive schema
 // {type: "object"} and no execute function; a Responses custom tool call's name as
 // `openai.tools.customTool`). maxRetries is 0.
 //
-// Mapping (never repaired): Chat Completions has no part order on the wire, so that mode reads
-// `result.reasoningText` / `result.text` / `result.toolCalls` in the canonical kind order (a call's
-// `extra_content` from its providerMetadata, the SDK's per-call provider fields, under `openai`; the
-// chat model's chunk schema keeps no extra_content, so it is never there); the other two
-// read `result.content` in the SDK's order. Tool-call input is the SDK's parsed value serialised with
-// JSON.stringify (an invalid call the SDK could not parse carries the raw text, passed as is, and its
-// `invalid: true` is the canonical `flagged`).
+// Mapping (never repaired): Chat Completions has no part order on the wire, so the two chat modes read
+// `result.reasoningText` / `result.text` / `result.toolCalls` in the canonical kind order (on
+// openai-chat a call's `extra_content` from its providerMetadata, the SDK's per-call provider fields,
+// under `openai`; @ai-sdk/openai's chat chunk schema keeps no extra_content, so it is never there);
+// the other two read `result.content` in the SDK's order. Tool-call input is the SDK's parsed value
+// serialised with JSON.stringify (an invalid call the SDK could not parse carries the raw text, passed
+// as is, and its `invalid: true` is the canonical `flagged`).
 // finish_reason is `rawFinishReason` (the provider's value; the normalised `finishReason` is not
 // used), finish_detail is Anthropic's `providerMetadata.anthropic.stopSequence`, or on Responses
-// `rawFinishReason` (there the provider's incomplete_details.reason); usage is `usage.raw`.
+// `rawFinishReason` (there the provider's incomplete_details.reason, or the SDK's own 'error' for a
+// failed response or an error event); usage is `usage.raw`.
 // Responses reasoning: the SDK gives one reasoning part per summary part, each with
 // providerMetadata.openai.itemId (and reasoningEncryptedContent); the parts of one item are one
 // reasoning item exactly as the SDK itself turns them back into one when it sends them to the
 // provider (@ai-sdk/openai convertToOpenAIResponsesInput: grouped by itemId, each non-empty text a
 // summary text, the last encrypted content given wins). The SDK never reads reasoning_text, so the
 // canonical text is what it kept of it: nothing.
-// streamText does not throw: an `error` part whose error is the provider's error (the error
-// chunk/event object, or the APICallError carrying it when it came before any output) becomes
-// `error`; any other error part (the SDK rejecting a chunk, for example) is raised.
+// streamText does not throw: an `error` part whose error is the provider's error (a StreamProviderError,
+// the error chunk/event object in ai 6, or the APICallError carrying it when it came before any output)
+// becomes `error`, its type and code as the SDK holds them; any other error part (the SDK rejecting a
+// chunk, for example) is raised.
 //
 // What it cannot express (n/a):
 //   all modes: multiple choices.
 //   openai-chat: refusal (the provider streams refusal deltas as text; the SDK has no refusal
-//     part), annotations. Reasoning is the result's reasoningText, which the SDK has a place for
-//     though @ai-sdk/openai's chat chunk schema reads no reasoning_content / reasoning (judged).
+//     part). Reasoning is the result's reasoningText, which the SDK has a place for though
+//     @ai-sdk/openai's chat chunk schema reads no reasoning_content / reasoning (judged).
+//   openai-compatible-chat: refusal (appended to the text), extra_content (only Gemini's thought
+//     signature is kept, renamed). Reasoning is reasoning_content, else reasoning.
 //   openai-responses: finish_reason (rawFinishReason is incomplete_details.reason, the status is
 //     not exposed), refusal (streamed as text).
 //   anthropic: server tools (provider-executed calls and results are reshaped, block types lost).
 // Anthropic annotations are the text part's providerMetadata.anthropic.citations, where the SDK keeps
-// the provider's own citation objects (it keeps web search citations there; document citations it
-// turns into separate `source` parts only, so they are lost from the text).
+// the provider's own citation objects (@ai-sdk/anthropic 3 kept only web search citations there and
+// turned document citations into separate `source` parts only; 4 keeps both).
 
-import { streamText, jsonSchema, tool, APICallError } from 'ai';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createAnthropic } from '@ai-sdk/anthropic';
+import * as ai from 'ai';
 import { serve, installedVersion } from '../common/driver.mjs';
 import {
-  FAKE_API_KEY, FAKE_BASE_URL, replayFetch, chunkLocator, orNull, argumentsText,
+  FAKE_API_KEY, FAKE_BASE_URL, replayFetch, chunkLocator, orNull, argumentsText, errorType,
   textPart, reasoningPart, redactedPart, toolCallPart,
 } from '../common/replay.mjs';
 
+const { streamText, jsonSchema, tool, APICallError } = ai;
 const VERSION = installedVersion(import.meta.url, 'ai');
-const PROVIDER_VERSION = {
-  openai: installedVersion(import.meta.url, '@ai-sdk/openai'),
-  anthropic: installedVersion(import.meta.url, '@ai-sdk/anthropic'),
+// ai 7 renamed fullStream to `stream` and includeRawChunks to `include.rawChunks` (the old names are
+// deprecated there) and added StreamProviderError; ai 6 has only the old ones (see the header).
+const AI_MAJOR = Number(VERSION.split('.')[0]);
+
+// Each provider package is imported when a mode that uses it starts, so a folder pins only the providers
+// its manifest names.
+const PROVIDERS = {
+  openai: { load: () => import('@ai-sdk/openai'), create: (module, settings) => module.createOpenAI(settings) },
+  anthropic: { load: () => import('@ai-sdk/anthropic'), create: (module, settings) => module.createAnthropic(settings) },
+  'openai-compatible': {
+    load: () => import('@ai-sdk/openai-compatible'),
+    create: (module, settings) => module.createOpenAICompatible({ ...settings, name: COMPATIBLE_NAME }),
+  },
 };
+// The provider name given to createOpenAICompatible: the key of its providerMetadata.
+const COMPATIBLE_NAME = 'deltacheck';
 
 // -- request configuration: the tool names in the stream ----------------------------------------
 
@@ -104,15 +128,13 @@ function declareTools(provider, names) {
 
 // -- errors --------------------------------------------------------------------------------------
 
-const asType = (value) => (value === undefined || value === null || value === '' ? null : String(value));
-
-/** The error type in a provider error frame the SDK attached to an APICallError. */
+/** The error type in a provider error frame the SDK attached to an APICallError (CONTRACT.md 3.1). */
 function frameType(frame) {
   if (!frame || typeof frame !== 'object') return null;
-  if (frame.type === 'response.failed') return asType(frame.response?.error?.code ?? frame.response?.error?.type);
-  if (frame.error && typeof frame.error === 'object') return asType(frame.error.type || frame.error.code);
-  if (frame.type === 'error') return asType(frame.code);  // Responses' flat error event
-  return asType(frame.type || frame.code);
+  if (frame.type === 'response.failed') return errorType(frame.response?.error?.type, frame.response?.error?.code);
+  if (frame.error && typeof frame.error === 'object') return errorType(frame.error.type, frame.error.code);
+  if (frame.type === 'error') return errorType(frame.code);  // Responses' flat error event: its type names the event
+  return errorType(frame.type, frame.code);
 }
 
 /** {type, message} when an `error` stream part is the provider's own error; null otherwise. */
@@ -126,11 +148,16 @@ function providerError(err) {
     }
     return { type: frameType(frame), message: err.message };
   }
+  if (ai.StreamProviderError?.isInstance(err)) {
+    // ai 7 normalises a mid-stream provider error (normalizeStreamProviderError) to the type and code the
+    // provider read; for a failed Responses response @ai-sdk/openai gives its own type 'response.failed'
+    // and the response error's code (createOpenAIProviderStreamError).
+    return { type: err.type === 'response.failed' ? errorType(err.code) : errorType(err.type, err.code), message: err.message };
+  }
   if (err && typeof err === 'object' && !(err instanceof Error) && typeof err.message === 'string') {
-    // The wire's error object (Chat, Anthropic), or the SDK's summary of a Responses error frame
-    // {message, type, code, data}, where type is 'response.failed' for a failed response.
-    const type = err.type === 'response.failed' ? err.code : (err.type || err.code);
-    return { type: asType(type), message: err.message };
+    // ai 6 passes the wire's error object on (Chat, Anthropic), or the provider's summary of a Responses
+    // error frame {message, type, code, data}, whose type is 'response.failed' for a failed response.
+    return { type: err.type === 'response.failed' ? errorType(err.code) : errorType(err.type, err.code), message: err.message };
   }
   return null;
 }
@@ -143,7 +170,7 @@ function callArguments(call, textInput = false) {
   return argumentsText(call.input === undefined ? undefined : JSON.stringify(call.input));
 }
 
-async function chatChoice(result) {
+async function chatChoice(result, names, mode) {
   const parts = [];
   const reasoning = await result.reasoningText;  // undefined when the SDK produced no reasoning part
   if (typeof reasoning === 'string') parts.push(reasoningPart(reasoning));
@@ -152,9 +179,11 @@ async function chatChoice(result) {
     if (call.providerExecuted) continue;
     const part = toolCallPart('function', orNull(call.toolCallId), null, orNull(call.toolName), callArguments(call),
       call.invalid === true);
-    // A call's provider fields live in its providerMetadata, under the provider's name.
-    const extension = call.providerMetadata?.openai?.extra_content;
-    if (extension !== undefined && extension !== null) part.extra_content = extension;
+    if (mode.capabilities.includes('extra_content')) {
+      // A call's provider fields live in its providerMetadata, under the provider's name.
+      const extension = call.providerMetadata?.[mode.family]?.extra_content;
+      if (extension !== undefined && extension !== null) part.extra_content = extension;
+    }
     parts.push(part);
   }
   return { index: 0, parts, finish_reason: orNull(await result.rawFinishReason), finish_detail: null };
@@ -227,27 +256,24 @@ async function anthropicChoice(result) {
 
 // -- running -------------------------------------------------------------------------------------
 
-async function run(mode, request) {
-  const fetch = replayFetch(request.sse, { cuts: request.sse_cuts });
-  let provider, model;
-  if (mode.family === 'openai') {
-    provider = createOpenAI({ apiKey: FAKE_API_KEY, baseURL: `${FAKE_BASE_URL}/v1`, fetch });
-    model = mode.api === 'chat' ? provider.chat('gpt-4o') : provider.responses('gpt-4o');
-  } else {
-    provider = createAnthropic({ apiKey: FAKE_API_KEY, baseURL: `${FAKE_BASE_URL}/v1`, fetch });
-    model = provider('claude-sonnet-4-5');
-  }
+async function run(mode, providerModule, request) {
+  const settings = {
+    apiKey: FAKE_API_KEY, baseURL: `${FAKE_BASE_URL}/v1`, fetch: replayFetch(request.sse, { cuts: request.sse_cuts }),
+  };
+  const provider = PROVIDERS[mode.family].create(providerModule, settings);
+  const model = mode.model(provider);
   const names = toolNames(request.protocol, request.chunks);
   const tools = declareTools(provider, names);
   const result = streamText({
-    model, prompt: 'deltacheck', maxRetries: 0, includeRawChunks: true,
+    model, prompt: 'deltacheck', maxRetries: 0,
+    ...(AI_MAJOR >= 7 ? { include: { rawChunks: true } } : { includeRawChunks: true }),
     ...(Object.keys(tools).length ? { tools } : {}),
-    onError: () => {},  // error parts are read from fullStream below
+    onError: () => {},  // error parts are read from the stream below
   });
   const locate = chunkLocator(request.chunks);
   const errors = [];
   const events = [];
-  for await (const part of result.fullStream) {
+  for await (const part of AI_MAJOR >= 7 ? result.stream : result.fullStream) {
     if (part.type === 'raw') {
       locate(part.rawValue);
     } else if (part.type === 'tool-call' && (!part.providerExecuted || mode.serverCalls)
@@ -268,7 +294,7 @@ async function run(mode, request) {
   const error = errors.length ? providerError(errors[0]) : null;
   let choice, usage;
   try {
-    choice = await mode.choice(result, names);
+    choice = await mode.choice(result, names, mode);
     usage = orNull((await result.usage)?.raw);
   } catch (err) {
     if (error) return { choices: [], usage: null, error, events };  // the SDK built no step after the error
@@ -279,7 +305,7 @@ async function run(mode, request) {
 
 const MODES = {
   'openai-chat': {
-    name: 'ai-sdk-openai-chat', family: 'openai', api: 'chat', protocols: ['openai-chat'],
+    name: 'ai-sdk-openai-chat', family: 'openai', protocols: ['openai-chat'], model: (provider) => provider.chat('gpt-4o'),
     capabilities: ['reasoning', 'finish_reason', 'usage', 'error', 'events', 'flags', 'extra_content'],
     capability_notes: {
       refusal: "@ai-sdk/openai's chat model streams refusal deltas as text, indistinguishable from content",
@@ -287,11 +313,12 @@ const MODES = {
     },
     choice: chatChoice,
     code_path: 'ai streamText() with createOpenAI({fetch}).chat(model): the final result\'s reasoningText, text, toolCalls, '
-      + 'rawFinishReason and usage.raw, and the provider error and tool-call parts (events) from fullStream; '
+      + 'rawFinishReason and usage.raw, and the provider error and tool-call parts (events) from the stream; '
       + 'the SSE bytes come from a custom fetch, so the provider\'s own SSE parser runs',
   },
   'openai-responses': {
-    name: 'ai-sdk-openai-responses', family: 'openai', api: 'responses', protocols: ['openai-responses'],
+    name: 'ai-sdk-openai-responses', family: 'openai', protocols: ['openai-responses'],
+    model: (provider) => provider.responses('gpt-4o'),
     capabilities: ['finish_detail', 'reasoning', 'reasoning_signature', 'annotations', 'item_id', 'custom_tools', 'usage',
       'error', 'events', 'flags'],
     capability_notes: {
@@ -307,11 +334,29 @@ const MODES = {
     choice: responsesChoice,
     code_path: 'ai streamText() with createOpenAI({fetch}).responses(model): the final result\'s content '
       + '(providerMetadata.openai itemId, annotations and reasoningEncryptedContent), rawFinishReason and '
-      + 'usage.raw, and the provider error and tool-call parts (events) from fullStream; the SSE bytes come '
+      + 'usage.raw, and the provider error and tool-call parts (events) from the stream; the SSE bytes come '
       + 'from a custom fetch, so the provider\'s own SSE parser runs',
+  },
+  'openai-compatible-chat': {
+    name: 'ai-sdk-openai-compatible-chat', family: 'openai-compatible', protocols: ['openai-chat'],
+    model: (provider) => provider.chatModel('deltacheck'),
+    capabilities: ['reasoning', 'finish_reason', 'usage', 'error', 'events', 'flags'],
+    capability_notes: {
+      refusal: "@ai-sdk/openai-compatible's chat model appends refusal deltas to the text part "
+        + '(OpenAICompatibleChatLanguageModel.doStream), indistinguishable from content',
+      multiple_choices: "@ai-sdk/openai-compatible's chat model reads choices[0] of every chunk",
+      extra_content: "@ai-sdk/openai-compatible keeps only a call's extra_content.google.thought_signature, renamed "
+        + 'providerMetadata.<name>.thoughtSignature (OpenAICompatibleChatLanguageModel.doStream, its tool-call '
+        + "tracker's extractMetadata): a translated value (CONTRACT.md 4.2), and no other extra_content key",
+    },
+    choice: chatChoice,
+    code_path: `ai streamText() with createOpenAICompatible({name: '${COMPATIBLE_NAME}', fetch}).chatModel(model): the final `
+      + 'result\'s reasoningText, text, toolCalls, rawFinishReason and usage.raw, and the provider error and tool-call '
+      + 'parts (events) from the stream; the SSE bytes come from a custom fetch, so the provider\'s own SSE parser runs',
   },
   anthropic: {
     name: 'ai-sdk-anthropic', family: 'anthropic', protocols: ['anthropic-messages'], serverCalls: true,
+    model: (provider) => provider('claude-sonnet-4-5'),
     capabilities: ['finish_detail', 'reasoning', 'reasoning_signature', 'annotations', 'finish_reason', 'usage', 'error',
       'events', 'flags'],
     capability_notes: {
@@ -321,7 +366,7 @@ const MODES = {
     choice: anthropicChoice,
     code_path: 'ai streamText() with createAnthropic({fetch})(model): the final result\'s content '
       + '(providerMetadata.anthropic signature / redactedData / citations), rawFinishReason, providerMetadata stopSequence '
-      + 'and usage.raw, and the provider error and tool-call parts (events) from fullStream; the SSE bytes '
+      + 'and usage.raw, and the provider error and tool-call parts (events) from the stream; the SSE bytes '
       + 'come from a custom fetch, so the provider\'s own SSE parser runs',
   },
 };
@@ -331,6 +376,8 @@ if (!mode) {
   console.error(`usage: node driver.mjs ${Object.keys(MODES).join('|')}`);
   process.exit(2);
 }
+const providerPackage = `@ai-sdk/${mode.family}`;
+const providerModule = await PROVIDERS[mode.family].load();
 serve({
   name: process.env.DELTACHECK_ADAPTER_NAME || mode.name,
   library: 'ai',
@@ -338,6 +385,6 @@ serve({
   protocols: mode.protocols,
   capabilities: mode.capabilities,
   capability_notes: mode.capability_notes,
-  code_path: `${mode.code_path} (provider package @ai-sdk/${mode.family} ${PROVIDER_VERSION[mode.family]})`,
-  run: (request) => run(mode, request),
+  code_path: `${mode.code_path} (provider package ${providerPackage} ${installedVersion(import.meta.url, providerPackage)})`,
+  run: (request) => run(mode, providerModule, request),
 });

@@ -17,7 +17,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { serve, installedVersion } from '../common/driver.mjs';
 import {
-  FAKE_API_KEY, FAKE_BASE_URL, replayFetch, chunkLocator, orNull, argumentsText,
+  FAKE_API_KEY, FAKE_BASE_URL, replayFetch, chunkLocator, orNull, argumentsText, errorType,
   textPart, reasoningPart, redactedPart, toolCallPart, serverToolResultPart,
 } from '../common/replay.mjs';
 
@@ -27,12 +27,14 @@ if (process.argv[2] !== undefined && process.argv[2] !== 'messages') {
   process.exit(2);
 }
 
+/** The stream's `error` event as the SDK raised it (an APIError with no HTTP status): its `type` and message. */
 function providerError(err) {
   if (!(err instanceof Anthropic.APIError) || err.status !== undefined) return null;
   const body = err.error;
   if (!body || typeof body !== 'object' || !body.error || typeof body.error !== 'object') return null;
-  const message = typeof err.apiMessage === 'string' ? err.apiMessage : String(body.error.message ?? err.message);
-  return { choices: [], usage: null, error: { type: orNull(err.type), message } };
+  // apiMessage is the event's error.message; without a text one, the SDK's own message (it writes the error as JSON).
+  const message = typeof err.apiMessage === 'string' ? err.apiMessage : err.message;
+  return { choices: [], usage: null, error: { type: errorType(err.type, body.error.code), message } };
 }
 
 function blockToPart(block) {

@@ -83,3 +83,10 @@ export const serverToolResultPart = (blockType, toolUseId, content) =>
 
 /** A JSON value for the result, undefined mapped to null (the result has no undefined). */
 export const orNull = (value) => (value === undefined ? null : value);
+
+/**
+ * An error's canonical type: the first of `candidates` (its type, then its code) that the library holds, as
+ * it holds it. A numeric code stays a number: the comparator reads it as its decimal text (CONTRACT.md 3.1).
+ */
+export const errorType = (...candidates) =>
+  candidates.find((value) => value !== undefined && value !== null && value !== '') ?? null;

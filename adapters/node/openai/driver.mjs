@@ -13,22 +13,26 @@
 // What it cannot express:
 //   chat: annotations (chat text has none), item ids, custom and server tools, reasoning signatures.
 //     Reasoning is what the library leaves on the message as the unknown delta fields
-//     `reasoning_content` / `reasoning` (it copies unknown fields with Object.assign); a call's
-//     `extra_content` is the unknown tool-call field it copies the same way.
+//     `reasoning_content` / `reasoning` (it copies a delta's unknown fields onto the message, each
+//     fragment replacing the last); a call's `extra_content` is the unknown tool-call field it copies
+//     the same way.
 //     The done event carries neither the choice nor the call id: the id is read from the stream's
 //     public `currentChatCompletionSnapshot` at the moment of the event, and the choice is the one the
 //     chunk being processed carries (or, when it carries several, the one whose call matches the
 //     event's index, name and arguments).
 //   responses: multiple choices, server tools (not in this protocol). The final Response is mapped
 //     item by item.
-// An APIError the SDK raises for the provider's error chunk/event becomes `error` with no choices;
-// so does a flat Responses error event, which ResponseStream rejects with as is (it re-emits every
-// event under its own type, and 'error' is its error channel).
+// An APIError the SDK raises for the provider's error chunk/event becomes `error` with no choices,
+// its type and code as the wire's error object carries them; so does a flat Responses error event,
+// which ResponseStream (openai 6) rejects with as is, or (openai 7) wraps whole in an APIError.
+//
+// One source serves both pinned majors: this folder (openai 7) and ../openai-6 (openai 6, the adapters
+// named `…@6`), whose driver.mjs is a copy of this file (tests/test_node_drivers.py holds them equal).
 
 import OpenAI from 'openai';
 import { serve, installedVersion } from '../common/driver.mjs';
 import {
-  FAKE_API_KEY, FAKE_BASE_URL, replayFetch, chunkLocator, orNull, argumentsText,
+  FAKE_API_KEY, FAKE_BASE_URL, replayFetch, chunkLocator, orNull, argumentsText, errorType,
   textPart, refusalPart, reasoningPart, toolCallPart,
 } from '../common/replay.mjs';
 
@@ -45,21 +49,34 @@ function client(request) {
   });
 }
 
-/** The provider's own error, as the SDK raised it from an error chunk or event (no HTTP status). */
-function providerError(err) {
-  if (err && typeof err === 'object' && !(err instanceof Error) && err.type === 'error' && typeof err.message === 'string') {
-    // A flat Responses `error` event: ResponseStream re-emits every event under its type, and an event
-    // named 'error' rejects the stream with the event object itself.
-    const type = (typeof err.code === 'string' && err.code) || null;
-    return { choices: [], usage: null, error: { type, message: err.message } };
+/**
+ * The error type of an error object from the wire, as is (CONTRACT.md 3.1: its type, else its code). A flat
+ * Responses `error` event is the error itself, and its own `type` names the event ("error"), so its code is
+ * the error's type.
+ */
+function wireErrorType(body, flatEvents) {
+  return flatEvents && body.type === 'error' ? errorType(body.code) : errorType(body.type, body.code);
+}
+
+/**
+ * The provider's own error, as the SDK raised it from an error chunk or event (no HTTP status); null for any
+ * other exception. `flatEvents`: the protocol has flat error events (Responses).
+ */
+function providerError(err, flatEvents = false) {
+  if (flatEvents && err && typeof err === 'object' && !(err instanceof Error) && err.type === 'error'
+      && typeof err.message === 'string') {
+    // openai 6: ResponseStream re-emits every event under its type, and an event named 'error' rejects the
+    // stream with the event object itself.
+    return { choices: [], usage: null, error: { type: wireErrorType(err, flatEvents), message: err.message } };
   }
   if (!(err instanceof OpenAI.APIError) || err.status !== undefined || !err.error || typeof err.error !== 'object') {
     return null;
   }
+  // The wire's error object: a Chat error chunk's `error`, a Responses event's nested `error`, or (openai 7)
+  // a flat Responses error event whole.
   const body = err.error;
-  const type = (typeof body.type === 'string' && body.type) || (typeof body.code === 'string' && body.code) || null;
   const message = typeof body.message === 'string' ? body.message : err.message;
-  return { choices: [], usage: null, error: { type, message } };
+  return { choices: [], usage: null, error: { type: wireErrorType(body, flatEvents), message } };
 }
 
 // -- chat ----------------------------------------------------------------------------------------
@@ -194,13 +211,13 @@ async function runResponses(request) {
   try {
     response = await stream.finalResponse();
   } catch (err) {
-    const result = providerError(err);
+    const result = providerError(err, true);
     if (result) return { ...result, events };
     throw err;
   }
   const failure = response.error;
   const error = failure && typeof failure === 'object'
-    ? { type: (failure.type || failure.code) ?? null, message: String(failure.message ?? '') }
+    ? { type: errorType(failure.type, failure.code), message: String(failure.message ?? '') }
     : null;
   return {
     choices: [{
