@@ -17,4 +17,4 @@ def provider_error(exc: openai.APIError) -> dict[str, Any] | None:
     message = exc.body.get("message")
     if not isinstance(message, str):
         return None
-    return {"type": exc.body.get("type") or exc.body.get("code"), "message": message}
+    return {"type": exc.body["type"] if exc.body.get("type") is not None else exc.body.get("code"), "message": message}

@@ -226,8 +226,8 @@ class LangChainOpenAIChat(_LangChainAdapter):
         function_call = merged.additional_kwargs.get("function_call")
         if function_call:
             args = function_call.get("arguments")
-            if not isinstance(args, str):
-                args = json.dumps(args, ensure_ascii=False) if args is not None else ""
+            if args is not None and not isinstance(args, str):  # None, no arguments, stays None (CONTRACT 4)
+                args = json.dumps(args, ensure_ascii=False)
             parts.append({"type": "tool_call", "kind": "function", "id": None, "item_id": None,
                           "name": function_call.get("name"), "arguments": args})
         return {"index": 0, "parts": parts, "finish_reason": merged.response_metadata.get("finish_reason"),

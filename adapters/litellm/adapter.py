@@ -236,7 +236,7 @@ def _responses_parts(output: Any) -> list[dict[str, Any]]:
             for content in _get(item, "content") or []:
                 ctype = _get(content, "type")
                 if ctype == "output_text":
-                    annotations = [a.model_dump(exclude_none=True) if hasattr(a, "model_dump") else a
+                    annotations = [a.model_dump(exclude_unset=True) if hasattr(a, "model_dump") else a
                                    for a in _get(content, "annotations") or []]
                     parts.append({"type": "text", "text": _get(content, "text"), "annotations": annotations})
                 elif ctype == "refusal":
@@ -290,7 +290,7 @@ def _dump(value: Any) -> Any:
     if value is None:
         return None
     if hasattr(value, "model_dump"):
-        return value.model_dump(exclude_none=True)
+        return value.model_dump(exclude_unset=True)
     return value
 
 

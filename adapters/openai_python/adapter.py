@@ -100,7 +100,7 @@ def _provider_error(exc: BaseException) -> dict[str, Any] | None:
     if type(exc) is not openai.APIError:  # subclasses are connection/status errors, not stream frames
         return None
     kind = exc.type if exc.type is not None else exc.code
-    return {"type": kind if isinstance(kind, str) or kind is None else str(kind), "message": exc.message}
+    return {"type": kind, "message": exc.message}  # as APIError holds them: a numeric type compares as its text
 
 
 # How the SDK's objects are written: the SDK's own `to_dict()` form (`exclude_unset`), which holds what

@@ -104,7 +104,7 @@ def _provider_error(exc: ModelAPIError) -> dict[str, Any] | None:
     message = inner.get("message")
     if not isinstance(message, str):
         return None
-    return {"type": exc.provider_error_type or exc.provider_error_code, "message": message}
+    return {"type": exc.provider_error_type if exc.provider_error_type is not None else exc.provider_error_code, "message": message}
 
 
 # Why `flags` (CONTRACT 3.3: a call kept but marked not executable) is left out.

@@ -146,10 +146,12 @@ func providerError(e *ssestream.StreamError, events []any) (map[string]any, erro
 	if errorType == nil {
 		errorType = body["code"]
 	}
-	if number, ok := errorType.(float64); ok {
-		errorType = fmt.Sprintf("%v", number)
+	// A numeric type is passed on as the number it is (CONTRACT.md 4 compares it as its text). An error
+	// object without a text message is not one the stream can report: the SDK's StreamError stays.
+	message, ok := body["message"].(string)
+	if !ok {
+		return nil, e
 	}
-	message, _ := body["message"].(string)
 	return map[string]any{"choices": []any{}, "usage": nil, "error": map[string]any{"type": errorType, "message": message},
 		"events": events}, nil
 }

@@ -27,6 +27,10 @@ from deltacheck.driver.envs import relock as relock_requirements
 from deltacheck.driver.external import ExternalAdapter, probe_all
 from deltacheck.driver.subprocess_adapter import Hello, SubprocessAdapter
 from deltacheck.errors import DriverFailed, EnvironmentFailed, UnknownAdapter
+from deltacheck.locations import ADAPTERS_DIR
+from deltacheck.pins import outdated as pinned_versions
+from deltacheck.pins import read as pin_files
+from deltacheck.pins import registries
 from deltacheck.running.runner import DEFAULT_TIMEOUT
 
 # -- adapters ------------------------------------------------------------------------------------
@@ -92,8 +96,29 @@ def adapters(fmt: str | None) -> None:
     is_flag=True,
     help="First rewrite each Python adapter's requirements file: its direct pins, then the full set they resolve to.",
 )
-def envs(adapter_names: tuple[str, ...], rebuild: bool, relock: bool) -> None:
-    """Create or update manifest adapters' environments (.venvs/<name>, or the manifest's `setup`)."""
+@click.option(
+    "--outdated",
+    is_flag=True,
+    help="Build nothing: list every pin (Python requirements, package.json, poms and their version properties, "
+    "go.mod; adapters and gateways) behind the newest release its registry serves, one line each: file, package, "
+    "pinned, newest. Pre-releases are not newer; a second pinned version kept on purpose (an `<adapter>@<tag>`) is "
+    "compared with the newest release of its own major. A registry that cannot answer is one line; exit status 0.",
+)
+@click.option(
+    "--frozen",
+    is_flag=True,
+    help="With --outdated: also the pins kept only so every machine builds the same environment (a requirements "
+    "file's frozen section, go.mod's indirect requirements).",
+)
+def envs(adapter_names: tuple[str, ...], rebuild: bool, relock: bool, outdated: bool, frozen: bool) -> None:
+    """Create or update manifest adapters' environments (.venvs/<name>, or the manifest's `setup`).
+
+    With --outdated, list the pins behind the newest release instead.
+    """
+    if frozen and not outdated:
+        raise click.UsageError("--frozen goes with --outdated")
+    if outdated and (rebuild or relock):
+        raise click.UsageError("--outdated builds nothing: leave out --rebuild and --relock")
     problems = warn_manifest_problems()
     registry = registered_adapters()
     external = {name: f for name, f in registry.items() if isinstance(f, ExternalAdapter)}
@@ -102,6 +127,9 @@ def envs(adapter_names: tuple[str, ...], rebuild: bool, relock: bool) -> None:
             raise click.UsageError(str(UnknownAdapter(name, list(registry))))
         if name not in external:
             raise click.UsageError(f"{name!r} runs in-process; it has no environment of its own")
+    if outdated:
+        _list_outdated(adapter_names, frozen)
+        return
     chosen = [external[name] for name in (adapter_names or external)]
     done: set[str] = set()
     failed = False
@@ -130,6 +158,17 @@ def envs(adapter_names: tuple[str, ...], rebuild: bool, relock: bool) -> None:
             say("note", "yellow", f"{adapter.name}: its environment is built, but {hello}")
     if failed or problems:
         sys.exit(1)
+
+
+def _list_outdated(adapter_names: tuple[str, ...], frozen: bool) -> None:
+    every = pin_files.bundled_pins(ADAPTERS_DIR, adapter_names)
+    pins = [pin for pin in every if frozen or not pin.frozen]
+    click.echo(f"asking the registries about {len(pins)} pins ...", err=True)
+    outcome = pinned_versions.outdated(pins, registries.PUBLIC)
+    for line in pinned_versions.lines(outcome, ADAPTERS_DIR.parent):
+        click.echo(line)
+    left_out = len(every) - len(pins)
+    click.echo(pinned_versions.summary(outcome) + (f" ({left_out} frozen pins left out: --frozen)" if left_out else ""))
 
 
 # -- check-driver --------------------------------------------------------------------------------

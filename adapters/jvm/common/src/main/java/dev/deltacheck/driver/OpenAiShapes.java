@@ -143,7 +143,7 @@ public final class OpenAiShapes {
         Map<String, Object> error = null;
         if (failure != null) {
             Object type = failure.get("type") != null ? failure.get("type") : failure.get("code");
-            error = Results.error(type == null ? null : String.valueOf(type), String.valueOf(failure.getOrDefault("message", "")));
+            error = Results.error(type, failure.get("message"));
         }
         return Results.result(new ArrayList<>(List.of(choice)), response.get("usage"), error);
     }

@@ -64,7 +64,11 @@ public final class Results {
         return result;
     }
 
-    public static Map<String, Object> error(String type, String message) {
+    /**
+     * The stream's error as the library holds it: a numeric type stays a number (CONTRACT.md 4 compares it as
+     * its text), and a message the library does not hold as text is passed on as it is, never made into one.
+     */
+    public static Map<String, Object> error(Object type, Object message) {
         Map<String, Object> error = new LinkedHashMap<>();
         error.put("type", type);
         error.put("message", message);

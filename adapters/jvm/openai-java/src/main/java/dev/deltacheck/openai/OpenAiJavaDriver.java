@@ -97,8 +97,10 @@ public final class OpenAiJavaDriver {
         Map<String, Object> error = (Map<String, Object>) body;
         Object type = error.get("type") != null ? error.get("type") : error.get("code");
         Object message = error.get("message");
-        return Results.result(new ArrayList<>(), null,
-                Results.error(type == null ? null : String.valueOf(type), message == null ? null : String.valueOf(message)));
+        // An error object without a text message is not one the stream can report: the exception stays
+        // (as in the Python adapters); a numeric type is passed on as the number the SDK parsed.
+        if (!(message instanceof String)) return null;
+        return Results.result(new ArrayList<>(), null, Results.error(type, message));
     }
 
     @SuppressWarnings("unchecked")

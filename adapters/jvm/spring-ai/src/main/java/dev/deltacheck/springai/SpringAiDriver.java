@@ -152,8 +152,10 @@ public final class SpringAiDriver {
         Map<String, Object> error = (Map<String, Object>) body;
         Object type = error.get("type") != null ? error.get("type") : error.get("code");
         Object message = error.get("message");
-        return Results.result(new ArrayList<>(), null,
-                Results.error(type == null ? null : String.valueOf(type), message == null ? null : String.valueOf(message)));
+        // An error object without a text message is not one the stream can report: the exception stays
+        // (as in the Python adapters); a numeric type is passed on as the number the SDK parsed.
+        if (!(message instanceof String)) throw e;
+        return Results.result(new ArrayList<>(), null, Results.error(type, message));
     }
 
     private static <T extends Throwable> T findCause(Throwable e, Class<T> type) {
