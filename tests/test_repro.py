@@ -39,6 +39,7 @@ CASES = [
     ("ai-sdk-openai-chat", "DC-PQ86"),  # ids the SDK invents: the script seeds them as the driver does
     ("anthropic-node", "DC-Y4WJ"),
     ("openai-node-chat", "DC-W331"),
+    ("openai-node-chat@6", "DC-W331"),  # the shared driver code (adapters/node/common) with the previous major
 ]
 
 

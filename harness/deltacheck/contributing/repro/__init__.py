@@ -281,14 +281,33 @@ def _seed_source_python() -> str:
 
 # -- Node ----------------------------------------------------------------------------------------
 
-_COMMON_IMPORT = re.compile(r"^import\s[^;]*?from\s*['\"]\.\./common/[^'\"]+['\"];?\n", re.MULTILINE | re.DOTALL)
+# An import from adapters/node/common: `../common/<file>` in a driver's folder, `./<file>` in common itself.
+_COMMON_IMPORT = re.compile(
+    r"^import\s[^;]*?from\s*['\"](?:\.\./common|\.)/([^'\"]+)['\"];?\n", re.MULTILINE | re.DOTALL
+)
+# The common files the script stands in for (driver.mjs) or inlines as the replay helpers (replay.mjs); any other
+# file a driver imports from common is the shared code of a library pinned in several folders, inlined whole.
+_COMMON_HELPERS = ("driver.mjs", "replay.mjs")
+
+
+def _code(path: Path) -> str:
+    """A Node source without its imports from common and without its header comment (the script's header says it)."""
+    source = _COMMON_IMPORT.sub("", path.read_text(encoding="utf-8"))
+    return re.sub(r"\A(?://[^\n]*\n|\s*\n)+", "", source).strip()
 
 
 def _node(fixture: Fixture, manifest, sse: bytes) -> dict[str, str]:
     driver = manifest.folder / manifest.command[1]
     common = driver.parent.parent / "common"
-    source = _COMMON_IMPORT.sub("", driver.read_text(encoding="utf-8"))
-    source = re.sub(r"\A(?://[^\n]*\n|\s*\n)+", "", source).strip()  # its header comment: the script's header says it
+    adapter_file = f"deltacheck/adapters/node/{driver.parent.name}/{driver.name}"
+    source = _code(driver)
+    shared = [
+        name for name in _COMMON_IMPORT.findall(driver.read_text(encoding="utf-8")) if name not in _COMMON_HELPERS
+    ]
+    if shared:
+        # The driver runs shared code with a loader written in it, so its import() resolves beside the script.
+        source = "\n\n".join([*(_code(common / name) for name in shared), f"// -- run by {adapter_file}:", source])
+        adapter_file = ", ".join(f"deltacheck/adapters/node/common/{name}" for name in shared)
     replay = re.sub(r"^export ", "", (common / "replay.mjs").read_text(encoding="utf-8"), flags=re.MULTILINE).strip()
     seed = re.search(
         r"^function seedRandomness\(.*?^}\n",
@@ -307,7 +326,7 @@ def _node(fixture: Fixture, manifest, sse: bytes) -> dict[str, str]:
         ),
         "REPLAY_SOURCE": replay,
         "SEED": seed.group(0).strip(),
-        "ADAPTER_FILE": f"deltacheck/adapters/node/{driver.parent.name}/{driver.name}",
+        "ADAPTER_FILE": adapter_file,
         "ADAPTER_SOURCE": source,
         "FIXTURE_ID": json.dumps(fixture.id),
         "MODE": json.dumps(manifest.command[2] if len(manifest.command) > 2 else ""),
