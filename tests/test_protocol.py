@@ -410,6 +410,19 @@ def test_a_manifest_adapter_runs_through_the_driver_under_its_manifest_name(tmp_
     assert adapters["chatty@2"].probe().library == "tests.drivers"
 
 
+def test_the_scope_a_manifest_declares_is_in_the_running_adapters_description(tmp_path, corpus, two_fixtures):
+    # The results header is the running adapter's describe(): severity reads the scope from it (CONTRACT.md 4.4).
+    entry = python_entry("chatty@2", entry="deltacheck.adapters.chatty.adapter:NamedFromEnvironment")
+    write_manifest(tmp_path / "adapters" / "chatty", [{**entry, "scope": "provider", "scope_note": "its vendor's SDK"}])
+    (tmp_path / "adapters" / "chatty" / "adapter.py").write_text(CHATTY_ADAPTER)
+    adapters, _ = external_adapters(set(), tmp_path / "adapters", tmp_path / "envs")
+    fake_python_env(adapters["chatty@2"].manifest, tmp_path / "envs")
+    adapter = adapters["chatty@2"]()
+    run_both(adapter, corpus, two_fixtures)
+    assert (adapter.describe()["scope"], adapter.describe()["scope_note"]) == ("provider", "its vendor's SDK")
+    assert adapters["chatty@2"].describe()["scope"] == "provider"
+
+
 def test_a_hello_is_recorded_and_read_back_until_the_driver_sources_change(tmp_path):
     write_manifest(tmp_path / "adapters" / "chatty", [
         python_entry("chatty@2", entry="deltacheck.adapters.chatty.adapter:NamedFromEnvironment")])

@@ -53,9 +53,19 @@ class ExternalAdapter:
         if key not in _running:
             spec = launch(self.manifest, envs_dir=self.envs_dir, adapters_dir=self.adapters_dir)
             _running[key] = SubprocessAdapter(
-                spec.command, cwd=spec.cwd, env=spec.env, expected_name=self.name, on_hello=self._record
+                spec.command,
+                cwd=spec.cwd,
+                env=spec.env,
+                expected_name=self.name,
+                on_hello=self._record,
+                declared=self.declared(),
             )
         return _running[key]
+
+    def declared(self) -> dict[str, str]:
+        """What the manifest declares of the implementation beyond its hello: its scope and why."""
+        scope = {"scope": self.manifest.scope} if self.manifest.scope else {}
+        return scope | ({"scope_note": self.manifest.scope_note} if self.manifest.scope_note else {})
 
     def describe(self, hello: Hello | None = None) -> dict[str, Any]:
         """The manifest's data; the implementation's own (library, version, ...) when a hello is given."""
@@ -75,8 +85,7 @@ class ExternalAdapter:
         )
         return {
             **described,
-            **({"scope": self.manifest.scope} if self.manifest.scope else {}),
-            **({"scope_note": self.manifest.scope_note} if self.manifest.scope_note else {}),
+            **self.declared(),
             "manifest": relative_label(self.manifest.path, self.adapters_dir),
             "env": self.env_state(),
         }

@@ -114,9 +114,12 @@ class SubprocessAdapter:
         startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
         stop_timeout: float = DEFAULT_STOP_TIMEOUT,
         on_hello: Callable[[Hello], None] | None = None,
+        declared: Mapping[str, str] | None = None,
     ) -> None:
         self.command = list(command)
         self.on_hello = on_hello  # told every hello the driver gives (the registry records it)
+        # What the manifest says of the implementation beside the driver's hello (its scope, CONTRACT.md 4.4).
+        self.declared = dict(declared or {})
         self.cwd = cwd
         self.env = env
         self.expected_name = expected_name
@@ -151,7 +154,7 @@ class SubprocessAdapter:
         return dict(self.hello.capability_notes)
 
     def describe(self) -> dict[str, Any]:
-        return self.hello.describe()
+        return {**self.hello.describe(), **self.declared}
 
     @property
     def pid(self) -> int | None:
