@@ -68,8 +68,8 @@ class BadAdapterSpec(LookupError):
 
 
 @dataclass(frozen=True)
-class ManifestProblem:
-    """One thing wrong with one adapter manifest; that entry (or file) is left out, the rest load."""
+class FileProblem:
+    """One thing wrong with one data file the harness reads; that entry (or file) is left out, the rest load."""
 
     path: str
     field: str
@@ -77,6 +77,10 @@ class ManifestProblem:
 
     def __str__(self) -> str:
         return f"{self.path}: {self.field}: {self.message}"
+
+
+class ManifestProblem(FileProblem):
+    """One thing wrong with one adapter manifest."""
 
 
 class EnvironmentFailed(RuntimeError):

@@ -1,4 +1,5 @@
-"""Writing output files so that a crash, a kill or a second run at the same time never leaves a corrupt one.
+"""Reading JSON data files with a message instead of a traceback, and writing output files so that a
+crash, a kill or a second run at the same time never leaves a corrupt one.
 
 Results files are written line by line (a run killed mid-way keeps every record already written), so
 they are locked instead of replaced: a second run writing the same file is refused. Documents that
@@ -8,12 +9,13 @@ are written whole (REPORT.md, REPORT.html, JUnit XML, expectations) are replaced
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 
 class FileBusy(RuntimeError):
@@ -53,3 +55,13 @@ def write_text_atomically(path: Path, text: str) -> None:
     except BaseException:
         os.unlink(temporary)
         raise
+
+
+def read_json_data(path: Path) -> tuple[Any, str | None]:
+    """(the parsed JSON, None), or (None, what is wrong with the file, in a few words)."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8")), None
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, f"unreadable: {exc}"
+    except json.JSONDecodeError as exc:
+        return None, f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"

@@ -16,6 +16,7 @@ from pathlib import Path
 import jsonschema
 
 from deltacheck.errors import ManifestProblem
+from deltacheck.files import read_json_data
 from deltacheck.locations import ADAPTERS_DIR
 
 MANIFEST_GLOBS = ("*/manifest.json", "node/*/manifest.json", "jvm/*/manifest.json", "go/*/manifest.json")
@@ -96,13 +97,9 @@ def load_manifests(adapters_dir: Path = ADAPTERS_DIR) -> Manifests:
 
 
 def _read(path: Path, label: str, problems: list[ManifestProblem]) -> list[Manifest]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        problems.append(ManifestProblem(label, "/", f"unreadable: {exc}"))
-        return []
-    except json.JSONDecodeError as exc:
-        problems.append(ManifestProblem(label, "/", f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"))
+    data, unreadable = read_json_data(path)
+    if unreadable:
+        problems.append(ManifestProblem(label, "/", unreadable))
         return []
     bad_entries: set[int | str] = set()  # positions in the list (a path into JSON may also hold keys)
     for error in _validator().iter_errors(data):

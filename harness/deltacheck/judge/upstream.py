@@ -19,6 +19,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from deltacheck.errors import FileProblem
+from deltacheck.files import read_json_data
 from deltacheck.judge.findings import Finding
 from deltacheck.locations import ADAPTERS_DIR
 
@@ -66,16 +68,8 @@ class UpstreamEntry:
         return "not reported upstream"
 
 
-@dataclass(frozen=True)
-class UpstreamProblem:
-    """One thing wrong with one upstream.json; that entry (or file) is left out, the rest load."""
-
-    path: str
-    field: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.path}: {self.field}: {self.message}"
+class UpstreamProblem(FileProblem):
+    """One thing wrong with one upstream.json."""
 
 
 @dataclass(frozen=True)
@@ -113,13 +107,9 @@ def load_upstream(adapters_dir: Path | None = None) -> Upstream:
 
 
 def _read(path: Path, label: str, problems: list[UpstreamProblem]) -> Iterable[UpstreamEntry]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        problems.append(UpstreamProblem(label, "/", f"unreadable: {exc}"))
-        return []
-    except json.JSONDecodeError as exc:
-        problems.append(UpstreamProblem(label, "/", f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"))
+    data, unreadable = read_json_data(path)
+    if unreadable:
+        problems.append(UpstreamProblem(label, "/", unreadable))
         return []
     bad: set[int] = set()
     for error in sorted(_validator().iter_errors(data), key=lambda e: list(map(str, e.absolute_path))):
