@@ -78,6 +78,11 @@ def test_every_bundled_adapter_declares_its_scope_and_why():
         for entry in json.loads(path.read_text()):
             assert entry.get("scope") in ("provider", "multi-provider"), f"{path}: {entry['name']} declares no scope"
             assert entry.get("scope_note"), f"{path}: {entry['name']} says not why its scope is {entry['scope']}"
+    gateways = list((ROOT / "adapters" / "gateways").glob("*/gateway.json"))
+    assert gateways
+    for path in gateways:
+        gateway = json.loads(path.read_text())
+        assert gateway.get("scope") in ("provider", "multi-provider") and gateway.get("scope_note"), path
 
 
 def test_the_report_counts_spec_violations_only_and_shows_the_other_kinds_apart(tmp_path):

@@ -86,6 +86,7 @@ class BundledGateway:
                 library=d["library"],
                 version=d["version"],
                 code_path=r.get("code_path", ""),
+                **{key: d[key] for key in ("scope", "scope_note") if key in d},
             )
             for r in d["routes"]
         ]

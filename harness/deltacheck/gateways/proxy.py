@@ -71,6 +71,9 @@ class GatewaySpec:
     library: str = ""
     version: str = ""
     code_path: str = ""
+    # What it promises to read (CONTRACT.md 4.4): a gateway forwards whatever its upstream servers send.
+    scope: str = "multi-provider"
+    scope_note: str = "a gateway reads the streams of every upstream server it routes to"
 
     @property
     def endpoint(self) -> str:
@@ -90,9 +93,8 @@ class GatewaySpec:
             or f"gateway `{' '.join(self.command)}`, {self.upstream} upstream, "
             f"{self.downstream} downstream on POST {self.endpoint}",
             "gateway": {"upstream": self.upstream, "downstream": self.downstream, "endpoint": self.endpoint},
-            # A gateway forwards whatever its upstream servers send: every server it routes to is in scope.
-            "scope": "multi-provider",
-            "scope_note": "a gateway reads the streams of every upstream server it routes to",
+            "scope": self.scope,
+            "scope_note": self.scope_note,
         }
 
 
