@@ -23,7 +23,7 @@ report: $(STAMP)
 	$(VENV)/bin/deltacheck score
 
 test: $(STAMP)
-	$(VENV)/bin/ruff check harness
+	$(VENV)/bin/ruff check harness adapters
 	$(VENV)/bin/ruff format --check harness
 	$(VENV)/bin/mypy
 	$(VENV)/bin/pytest

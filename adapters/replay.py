@@ -12,7 +12,8 @@ when it emitted something (CONTRACT.md 3.4 `after_chunk`).
 
 from __future__ import annotations
 
-from typing import Any, AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
 
 SSE_HEADERS = {"content-type": "text/event-stream", "cache-control": "no-cache"}
 BASE_URL = "http://deltacheck.invalid/v1"  # never resolved: the mock transport answers every request

@@ -58,7 +58,7 @@ def run_and_judge(adapter, corpus, fixtures) -> None:
 
 
 def harness(adapter, corpus, fixtures, writer: ResultsWriter) -> None:
-    for record in run_fixtures(adapter, corpus, fixtures):
+    for record in run_fixtures(adapter, corpus, fixtures, announce=writer.running):  # as `run`: a running line each
         writer.record(record.to_json())
 
 

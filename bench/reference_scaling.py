@@ -84,7 +84,8 @@ def main() -> int:
                 if problem:
                     print(f"{scenario.name} at {size:,} fragments: wrong result: {problem}", file=sys.stderr)
                     return 1
-                if sorted(assembled.values()) != sorted([c["arguments"] for c in scenario.calls] or [scenario.text]):
+                wanted = [scenario.assembled_arguments(c) for c in scenario.calls] or [scenario.text]
+                if sorted(assembled.values()) != sorted(wanted):
                     print(f"{scenario.name}: the minimal loop assembled something else", file=sys.stderr)
                     return 1
                 times.append(seconds)

@@ -110,3 +110,21 @@ class WaitsForStop(_Miniature):
         while not any(chunk.get("type") == "message_stop" for chunk in request.chunks if isinstance(chunk, dict)):
             time.sleep(0.01)
         return assemble(request.protocol, request.chunks).result
+
+
+class HangsOnlyTheFirstTime(_Miniature):
+    """Anthropic only: hangs on the first stream without message_stop, then reads every stream as the
+    reference does: an outcome that depends on more than the stream (timing, state from an earlier one)."""
+    name = "miniature-hangs-only-the-first-time"
+    protocols = frozenset({"anthropic-messages"})
+
+    def __init__(self):
+        self.hung = False
+
+    def assemble(self, request):
+        chunks = [c for c in request.chunks if isinstance(c, dict)]
+        if not self.hung and not any(c.get("type") == "message_stop" for c in chunks):
+            self.hung = True
+            while True:
+                time.sleep(0.01)
+        return assemble(request.protocol, request.chunks).result

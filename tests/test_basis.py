@@ -43,7 +43,7 @@ def test_every_bundled_fixture_names_its_basis_and_observed_ones_their_servers()
 
 def test_each_protocol_names_a_provider_whose_documentation_the_vocabulary_lists():
     servers = json.loads((DEFAULT_CORPUS / "servers.json").read_text())
-    assert {p.provider for p in all_protocols()} == {"openai", "anthropic"}
+    assert {p.provider for p in all_protocols()} == {"openai", "anthropic", "gemini", "bedrock"}
     for spec in all_protocols():
         assert servers[spec.provider]["documentation"], spec.name
 

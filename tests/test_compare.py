@@ -118,6 +118,16 @@ def test_null_valued_usage_keys_say_no_more_than_absent_ones():
     assert normalised({"usage": {"prompt_tokens": 0}})["usage"] == {"prompt_tokens": 0}  # zero is a value
 
 
+def test_empty_object_usage_keys_say_no_more_than_absent_ones():
+    # Bedrock sends `serverToolUsage: {}`, a member its service model lacks; AWS's SDKs drop it.
+    from deltacheck.judge.compare import normalised
+
+    usage = {"inputTokens": 5, "serverToolUsage": {}, "cacheDetails": {"ttl": {}, "n": 0}}
+    assert normalised({"usage": usage})["usage"] == {"inputTokens": 5, "cacheDetails": {"n": 0}}
+    assert not compare(normalised({"usage": usage}), normalised({"usage": {"inputTokens": 5, "cacheDetails": {"n": 0}}}))
+    assert normalised({"usage": {"serverToolUsage": {"webSearch": 1}}})["usage"] == {"serverToolUsage": {"webSearch": 1}}
+
+
 def test_no_arguments_is_one_value_however_it_is_spelled():
     from deltacheck.judge.compare import normalised
 

@@ -86,3 +86,19 @@ def test_a_call_set_aside_as_n_a_is_not_judged_on_the_events_axis():
     # With the capability the same silence is a call that never completed.
     verdict = judge(fixture, Returned(silent), EVERYTHING, result_validator(), reference)
     assert verdict.verdict == "fail" and not verdict.axes["events"]
+
+
+def test_a_call_the_stream_sent_without_an_id_is_named_by_its_choice_and_name_whatever_id_it_was_given():
+    data = copy.deepcopy(TOOL_FIXTURE)
+    for part in data["expected"]["choices"][0]["parts"]:
+        if part["type"] == "tool_call":
+            part["id"] = None  # as if the stream had sent none (the reference's events name calls by position)
+    fixture = Fixture.from_json(data, "tests")
+    expected = fixture.expected
+    reference = assemble(fixture.protocol, fixture.chunks)
+    observed = {**copy.deepcopy(expected), "events": [done("invented_1", "search", '{"q":"x"}', 2),
+                                                      done("invented_2", "lookup", '{"id":1}', 2)]}
+    verdict = judge(fixture, Returned(observed), EVERYTHING, result_validator(), reference)
+    assert verdict.axes["events"], verdict.message
+    late = {**observed, "events": [done("invented_1", "search", '{"q":"x"}', 1), observed["events"][1]]}
+    assert "before its last fragment" in judge(fixture, Returned(late), EVERYTHING, result_validator(), reference).message

@@ -104,7 +104,7 @@ def test_markdown_keeps_fixture_text_from_being_read_as_markup(tmp_path):
 
 
 @pytest.mark.parametrize("args, exit_code, named", [
-    (["explain", "DC-ZZZZ"], 1, "no fixture DC-ZZZZ"),
+    (["explain", "DC-ZZZZ"], 2, "no fixture with id DC-ZZZZ"),  # a usage error, as in run and fuzz
     (["explain", FIXTURE, "--adapter", "no-such-adapter"], 2, "no-such-adapter"),
     (["explain", FIXTURE, "--adapter", "tests.miniatures:Nope"], 2, "Nope"),
     (["explain", FIXTURE, "--adapter", "reference", "--adapter-cmd", "x"], 2, "exactly one of --adapter"),

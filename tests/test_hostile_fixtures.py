@@ -217,8 +217,10 @@ def raw_number(draw, fixture_id):
     set_at(document, path, "@@NUMBER@@")
     content = dumps(document).replace(b'"@@NUMBER@@"', token.encode("ascii"))
     too_long = len(token.lstrip("-")) > 4300  # valid JSON, but more digits than Python reads as an int
+    not_json = token in ("NaN", "Infinity", "-Infinity")  # json.loads reads them; RFC 8259 has no such words
+    out_of_range = token in ("1e999", "-1e999")  # JSON, but a double would hold it as infinity
     return Hostile(content, f"{token[:12]}... ({len(token)} characters) at {'/'.join(map(str, path))}",
-                   surely_bad=too_long or len(path) == 1)
+                   surely_bad=too_long or not_json or out_of_range or len(path) == 1)
 
 
 @st.composite
@@ -305,3 +307,46 @@ def test_no_fixture_file_takes_lint_or_run_down(data):
             if hostile.shown is not None:
                 assert any(hostile.shown in line for line in named[rel]), (hostile.kind, named[rel])
         assert {r["fixture"] for r in by_path.values() if r["verdict"] != "skip"} <= GOOD_IDS | set(HOSTILE_IDS)
+
+
+# -- what one fixture file can print or record ----------------------------------------------------
+
+
+def test_a_fixture_with_thousands_of_bad_chunks_prints_and_records_a_bounded_count(tmp_path):
+    from deltacheck.errors import MAX_PROBLEMS_PER_FILE
+
+    bad = copy.deepcopy(TEXT_FIXTURE) | {"id": "DC-H001"}
+    bad["chunks"] = bad["chunks"][:1] + [{"bogus": n} for n in range(3000)] + bad["chunks"][1:]
+    root = make_corpus(tmp_path, {**GOOD, "openai-chat/many.json": bad})
+    linted = CliRunner().invoke(main, ["lint", "--corpus", str(root)])
+    assert linted.exit_code == 1
+    lines = [line for line in linted.output.splitlines() if "many.json" in line]
+    assert len(lines) == MAX_PROBLEMS_PER_FILE + 1
+    left_out = 3000 - MAX_PROBLEMS_PER_FILE
+    assert lines[-1].endswith(f"/: and {left_out:,} more problem(s) in this file, not listed (the first 20 are)")
+    assert "3000 problem(s) in 1 of 3 file(s)" in linted.output  # the total still counts every problem
+
+    results = tmp_path / "out.jsonl"
+    ran = CliRunner().invoke(main, ["run", "--adapter", "reference", "--corpus", str(root), "--results", str(results)])
+    assert ran.exit_code == 0, ran.output
+    skip = next(json.loads(x) for x in results.read_text().splitlines() if '"DC-H001"' in x and '"result"' in x)
+    assert skip["verdict"] == "skip" and f"and {left_out:,} more problem(s)" in skip["message"]
+    assert len(skip["message"]) < 5_000 and len(ran.output) < 10_000
+
+
+@given(st.lists(st.text(max_size=2_000), max_size=60))
+@settings(max_examples=50, deadline=None)
+def test_capped_problems_keep_the_first_count_the_rest_and_cut_long_messages(messages):
+    from deltacheck.errors import MAX_MESSAGE_CHARS, MAX_PROBLEMS_PER_FILE, FixtureProblem, capped_problems
+
+    problems = [FixtureProblem("f.json", "DC-H001", f"/chunks/{n}", m) for n, m in enumerate(messages)]
+    capped = capped_problems(problems)
+    assert sum(p.stands_for for p in capped) == len(problems)  # nothing uncounted
+    assert len(capped) <= MAX_PROBLEMS_PER_FILE + 1
+    for original, kept in zip(problems, capped[:MAX_PROBLEMS_PER_FILE]):
+        assert kept.field == original.field
+        assert kept.message == original.message or (
+            kept.message.startswith(original.message[:MAX_MESSAGE_CHARS])
+            and f"{len(original.message) - MAX_MESSAGE_CHARS:,} more characters not shown" in kept.message
+        )
+        assert len(kept.message) <= MAX_MESSAGE_CHARS + 60

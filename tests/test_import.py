@@ -155,18 +155,33 @@ def test_keep_text_keeps_the_text_but_not_ids_and_never_a_secret(corpus, tmp_pat
     assert data["chunks"][0]["model"] != "gpt-4o"
 
 
-def test_a_secret_split_across_chunks_is_refused_with_keep_text_and_nothing_is_written(corpus, tmp_path):
+def test_a_secret_split_across_chunks_is_overwritten_across_them_with_keep_text(corpus, tmp_path):
     key = "sk-proj-" + "Zq8" * 12
     chunks = [{"object": "chat.completion.chunk",
                "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
-              for piece in (key[:12], key[12:])]
+              for piece in ("the key: " + key[:12], key[12:] + " ok")]
     capture = tmp_path / "split.sse"
     capture.write_bytes(render_stream("openai-chat", chunks))
-    before = sorted(corpus.rglob("*"))
-    result = invoke(["import", capture, "--corpus", corpus, "--keep-text"], exit_code=1)
-    assert "API key or bearer token" in result.output and str(capture) in result.output
-    assert sorted(corpus.rglob("*")) == before
-    invoke(["import", capture, "--corpus", corpus])  # redacted, it is no secret any more
+    data, path = drafted(invoke(["import", capture, "--corpus", corpus, "--keep-text"]))
+    text = path.read_text(encoding="utf-8")
+    assert key[:12] not in text and key[12:] not in text
+    pieces = [c["choices"][0]["delta"]["content"] for c in data["chunks"]]
+    assert pieces == ["the key: " + "X" * 12, "X" * (len(key) - 12) + " ok"]  # cut where it was
+
+
+def test_redaction_that_looks_like_a_key_does_not_stop_the_import(corpus, tmp_path, monkeypatch):
+    """A long blob redacted can read like an API key by chance: only a key the capture holds is refused."""
+    from deltacheck.contributing import redact
+    monkeypatch.setattr(redact.Cipher, "token", lambda self, value: ("hf_" + "a1" * 40)[: len(value)])
+    blob = "EqQBCkgIARABGAIiQL" * 20
+    chunks = [{"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant",
+                                                    "model": "m", "content": [], "usage": {"input_tokens": 1}}},
+              {"type": "content_block_start", "index": 0, "content_block": {"type": "redacted_thinking", "data": blob}},
+              {"type": "content_block_stop", "index": 0}, {"type": "message_stop"}]
+    capture = tmp_path / "blob.sse"
+    capture.write_bytes(render_stream("anthropic-messages", chunks))
+    data, _ = drafted(invoke(["import", capture, "--corpus", corpus]))
+    assert data["chunks"][1]["content_block"]["data"].startswith("hf_a1")
 
 
 BAD_CAPTURES = {
@@ -175,7 +190,10 @@ BAD_CAPTURES = {
     "prose.txt": (b"hello, this is not a stream\n", "line 1"),
     "bad-json.sse": (b'data: {"choices": [}\n\n', "line 1: the event's data is not a JSON object"),
     "truncated.sse": (b'data: {"object":"chat.completion.chunk","choices":[]}\n\ndata: {"object":"chat', "truncated"),
-    "unclosed.sse": (b'data: {"object":"chat.completion.chunk","choices":[]}\n', "truncated"),
+    "unclosed.sse": (b'data: {"object":"chat.completion.chunk","choices":[]}\n\ndata: {"object":"chat.co\n', "truncated"),
+    "two-chat-responses.sse": (b'data: {"object":"chat.completion.chunk","choices":[]}\n\ndata: [DONE]\n\n'
+                               b'data: {"object":"chat.completion.chunk","choices":[]}\n\ndata: [DONE]\n\n',
+                               "several responses end to end"),
     "mixed.sse": (b'data: {"object":"chat.completion.chunk","choices":[]}\n\n'
                   b'event: message_stop\ndata: {"type":"message_stop"}\n\n', "line 3: this chunk is anthropic-messages, but the stream began as openai-chat"),
     "unknown.jsonl": (b'{"hello": 1}\n', "line 1: a chunk of no known protocol"),
@@ -266,3 +284,89 @@ def test_a_stream_the_reference_rejects_is_drafted_as_a_rejection_where_the_corp
     assert data["rejected"]["reason"].startswith("TODO") and "chunk 1" in data["rejected"]["reason"]
     reviewed(data, path)
     invoke(["lint", "--corpus", corpus])
+
+
+@pytest.mark.parametrize("ending", [b"\n", b""])
+@pytest.mark.parametrize("protocol", list(SAMPLES))
+def test_a_final_event_with_complete_json_and_no_blank_line_after_it_is_accepted(corpus, tmp_path, protocol, ending):
+    fixture = sample(protocol)
+    body = render_stream(protocol, fixture.chunks, fixture.stream_end).rstrip(b"\n") + ending
+    capture = tmp_path / "cut.sse"
+    capture.write_bytes(body)
+    data, _ = drafted(invoke(["import", capture, "--corpus", corpus]))
+    assert len(data["chunks"]) == len(fixture.chunks)
+    if "sse" in data:  # the bytes kept are a stream a client dispatches every event of
+        assert decode_stream(protocol, data["sse"].encode())[0] == data["chunks"]
+
+
+@pytest.mark.parametrize("protocol", ["anthropic-messages", "openai-responses"])
+def test_a_done_marker_a_gateway_appends_to_a_stream_without_one_is_accepted(corpus, tmp_path, protocol):
+    fixture = sample(protocol)
+    capture = tmp_path / "gateway.sse"
+    capture.write_bytes(render_stream(protocol, fixture.chunks) + b"data: [DONE]\n\n")
+    data, _ = drafted(invoke(["import", capture, "--corpus", corpus]))
+    assert len(data["chunks"]) == len(fixture.chunks) and "[DONE]" not in data.get("sse", "")
+
+
+@pytest.mark.parametrize("protocol", ["anthropic-messages", "openai-responses"])
+@pytest.mark.parametrize("fmt", ["sse", "jsonl"])
+def test_several_responses_end_to_end_are_refused_saying_so(corpus, tmp_path, protocol, fmt):
+    fixture = sample(protocol)
+    one = CAPTURES[fmt](fixture)
+    one = one if isinstance(one, bytes) else one.encode()
+    capture = tmp_path / f"two.{fmt}"
+    capture.write_bytes(one + one)
+    before = sorted(corpus.rglob("*"))
+    result = invoke(["import", capture, "--corpus", corpus], exit_code=1)
+    assert "several responses end to end" in result.output and str(capture) in result.output
+    assert len(result.output.strip().splitlines()) <= 3  # one message (wrapped)
+    assert sorted(corpus.rglob("*")) == before
+
+
+def test_a_capture_too_large_for_a_fixture_is_refused_unread_saying_the_limit(corpus, tmp_path):
+    from deltacheck.contributing.capture import MAX_CAPTURE_BYTES
+    capture = tmp_path / "huge.sse"
+    with capture.open("wb") as out:
+        out.write(b'data: {"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"')
+        out.truncate(MAX_CAPTURE_BYTES + 10)  # sparse: the test does not need the bytes in memory
+    result = invoke(["import", capture, "--corpus", corpus], exit_code=1)
+    assert "4 MiB" in result.output and "the most a fixture holds" in result.output
+
+
+def _chat_chunk(delta: dict, finish=None, **extra) -> dict:
+    return {"id": "chatcmpl-9xYz", "object": "chat.completion.chunk", "created": 1, "model": "gpt-4o-mini",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish, **extra}]}
+
+
+def test_logprob_bytes_in_the_raw_sse_are_redacted_with_their_tokens_and_lint_accepts_the_draft(corpus, tmp_path):
+    logprobs = {"content": [{"token": "Paris", "logprob": -0.1, "bytes": list(b"Paris"), "top_logprobs": []}]}
+    chunks = [_chat_chunk({"role": "assistant", "content": "Paris"}, logprobs=logprobs), _chat_chunk({}, "stop")]
+    body = "".join("data: " + json.dumps(c, separators=(", ", ": ")) + "\r\n\r\n" for c in chunks) + "data: [DONE]\r\n\r\n"
+    capture = tmp_path / "logprobs.sse"
+    capture.write_text(body, encoding="utf-8")
+    data, path = drafted(invoke(["import", capture, "--corpus", corpus]))
+    assert "sse" in data and "Paris" not in path.read_text(encoding="utf-8")
+    assert str(list(b"Paris"))[1:-1] not in data["sse"]  # the bytes would spell the text back
+    token = data["chunks"][0]["choices"][0]["logprobs"]["content"][0]
+    assert token["bytes"] == list(token["token"].encode("utf-8"))
+    data["tags"], data["title"] = ["text", "transport"], "a chat stream with logprobs framed with CRLF"
+    reviewed(data, path)
+    invoke(["lint", "--corpus", corpus])
+
+
+def test_a_real_final_chunk_the_schema_refuses_is_drafted_tagged_off_schema_and_lint_accepts_it(corpus, tmp_path):
+    done = {**_chat_chunk({}, "stop"), "object": "chat.completion.done"}
+    capture = tmp_path / "done-object.jsonl"
+    capture.write_text("".join(json.dumps(c) + "\n" for c in [_chat_chunk({"content": "hi"}), done]), encoding="utf-8")
+    data, path = drafted(invoke(["import", capture, "--corpus", corpus]))
+    assert "off-schema" in data["tags"] and data["off_schema"] == ["/chunks/1/object"]
+    assert data["chunks"][1]["object"] == "chat.completion.done"
+    data["title"] = "a final chunk whose object is chat.completion.done"
+    reviewed(data, path)
+    invoke(["lint", "--corpus", corpus])
+
+
+@pytest.mark.parametrize("command", ["import", "new"])
+def test_help_says_where_the_draft_goes_checkout_and_installed(command):
+    text = " ".join(invoke([command, "--help"]).output.split())
+    assert "current directory" in text and "fixtures/<protocol>/" in text

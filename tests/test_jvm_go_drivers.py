@@ -178,8 +178,9 @@ def test_bundled_driver_passes_check_driver(name):
 # -- replay: a byte-level fixture reaches the library in the reads it cuts (docs/PROTOCOL.md, `sse_cuts`)
 
 
-def chunked_body_pieces(base_url: str) -> list[bytes]:
-    """Each chunk of the replay's chunked response: one per flush, so one per slice the replay wrote."""
+def chunked_response(base_url: str) -> tuple[bytes, list[bytes]]:
+    """The response head, and each chunk of the replay's chunked response: one per flush, so one per slice the
+    replay wrote."""
     import socket
     from urllib.parse import urlsplit
 
@@ -189,15 +190,19 @@ def chunked_body_pieces(base_url: str) -> list[bytes]:
         data = b""
         while chunk := sock.recv(65536):
             data += chunk
-    body = data.split(b"\r\n\r\n", 1)[1]
+    head, body = data.split(b"\r\n\r\n", 1)
     pieces = []
     while True:
         size_line, body = body.split(b"\r\n", 1)
         size = int(size_line, 16)
         if size == 0:
-            return pieces
+            return head, pieces
         pieces.append(body[:size])
         body = body[size + 2:]
+
+
+def chunked_body_pieces(base_url: str) -> list[bytes]:
+    return chunked_response(base_url)[1]
 
 
 SSE = 'data: {"c":"é"}\n\ndata: [DONE]\n\n'.encode()
@@ -222,6 +227,35 @@ def test_the_jvm_replay_writes_a_byte_level_fixture_in_its_cuts(tmp_path):
     try:
         base_url = probe.stdout.readline().strip()
         assert chunked_body_pieces(base_url) == [SSE[:CUT], SSE[CUT:CUT + 5], SSE[CUT + 5:]]
+    finally:
+        probe.stdin.close()
+        probe.wait(timeout=10)
+
+
+def test_the_jvm_replay_serves_a_binary_body_as_an_event_stream_in_its_cuts(tmp_path):
+    """A bedrock-converse request carries `body_base64` instead of `sse` (docs/PROTOCOL.md): those exact bytes,
+    as `application/vnd.amazon.eventstream`, in the reads `sse_cuts` gives."""
+    import base64
+    import subprocess
+
+    if shutil.which("javac") is None:
+        pytest.skip("javac is not on PATH")
+    body = bytes(range(256)) * 2  # not UTF-8: any decoding on the way would show
+    (tmp_path / "Probe.java").write_text(
+        "import dev.deltacheck.driver.Replay;\nimport java.util.*;\n"
+        "public class Probe { public static void main(String[] args) throws Exception {\n"
+        "  Replay replay = Replay.start();\n"
+        "  replay.serve(Map.of(\"body_base64\", args[0], \"sse_cuts\", List.of(1, 300)));\n"
+        "  System.out.println(replay.baseUrl()); System.out.flush(); System.in.read(); System.exit(0); } }\n")
+    replay_java = ADAPTERS_DIR / "jvm" / "common" / "src" / "main" / "java" / "dev" / "deltacheck" / "driver" / "Replay.java"
+    subprocess.run(["javac", "-d", str(tmp_path), str(replay_java), str(tmp_path / "Probe.java")], check=True)
+    probe = subprocess.Popen(["java", "-cp", str(tmp_path), "Probe", base64.b64encode(body).decode()],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        base_url = probe.stdout.readline().strip()
+        head, pieces = chunked_response(base_url)
+        assert pieces == [body[:1], body[1:300], body[300:]]
+        assert b"\r\ncontent-type: application/vnd.amazon.eventstream" in head.lower()
     finally:
         probe.stdin.close()
         probe.wait(timeout=10)

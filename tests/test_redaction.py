@@ -59,9 +59,10 @@ def _shape(value):
 
 
 @given(seeds, st.text(), st.text())
-def test_the_cipher_redacts_pieces_as_it_redacts_their_join(seed, a, b):
+def test_a_text_redacted_in_pieces_is_the_redaction_of_their_join(seed, a, b):
     cipher = Cipher(seed)
-    assert cipher.text(a + b) == cipher.text(a) + cipher.text(b)
+    stream = cipher.stream()
+    assert cipher.text(a + b) == stream.text(a) + stream.text(b)
     assert len(cipher.text(a)) == len(a)
     assert [len(ch.encode("utf-8", "surrogatepass")) for ch in cipher.text(a)] == \
            [len(ch.encode("utf-8", "surrogatepass")) for ch in a]
@@ -79,6 +80,34 @@ def test_meaningful_prefixes_are_kept_and_the_rest_is_replaced(seed, prefix, res
     redacted = Cipher(seed).identifier(prefix + rest)
     assert redacted.startswith(prefix)
     assert redacted[len(prefix):] != rest  # no letter or digit maps to itself
+
+
+@given(seeds, st.text(min_size=1, max_size=12), st.text(min_size=1, max_size=12),
+       st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7E), min_size=8, max_size=40))
+def test_a_guessed_word_decodes_nothing_else(seed, first, second, word):
+    """The replacement of a character depends on the key and the whole prefix: what one value's redaction
+    reveals (a known word) says nothing of the same word after another prefix."""
+    cipher = Cipher(seed)
+    if first != second:
+        assert cipher.text(first + word)[len(first):] != cipher.text(second + word)[len(second):]
+    assert Cipher(seed).text(first + word) != Cipher(seed + 1).text(first + word)  # the key decides
+
+
+def _kind(ch: str) -> str:
+    return "upper" if ch.isupper() else "lower" if ch.islower() else "digit" if ch.isdigit() else "other"
+
+
+@pytest.mark.parametrize("value", ["gpt-4o-2024-08-06", "claude-sonnet-4-5-20250929", "The weather in Paris is 21 C."])
+def test_case_digits_and_separators_are_not_kept(value):
+    """Letter-for-letter substitution kept each character's kind, so a model name's shape gave it away."""
+    same = total = 0
+    for seed in range(200):
+        for redacted in (Cipher(seed).text(value), Cipher(seed).token(value)):
+            same += sum(_kind(a) == _kind(b) for a, b in zip(value, redacted))
+            total += len(value)
+    assert same / total < 0.6  # kinds by chance: about half (letters are most of each alphabet)
+    if " " not in value:  # a model name stays a token
+        assert all(ch in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_" for ch in Cipher(1).token(value))
 
 
 # -- tool-call arguments -------------------------------------------------------------------------
@@ -115,7 +144,7 @@ def test_arguments_cut_inside_an_escape_or_a_surrogate_pair_stay_cut_there(seed,
     redacted = redact_chunks("anthropic-messages", chunks, Cipher(seed))
     first, second = (c["delta"]["partial_json"] for c in redacted[1:])
     assert (len(first), len(second)) == (cut, len(text) - cut)
-    assert first + second == redact_json_text(text, Cipher(seed).text)
+    assert first + second == redact_json_text(text, Cipher(seed))
     element = json.loads(first + second)[0]
     assert element[0] != "é" and element[1:] == "😀\"\\\n"  # the accent replaced; emoji and escapes kept
 
@@ -135,8 +164,8 @@ def _redact_result(protocol: str, result: dict, cipher: Cipher, runs: dict[str, 
     fragments re-send the text so far, the runs its arguments are made of, each redacted from its start."""
     redactor = Redactor(cipher)
     arguments = lambda text: (  # noqa: E731
-        "".join(redact_json_text(run, cipher.text) for run in runs[text])
-        if runs and text in runs else redact_json_text(text, cipher.text))
+        "".join(redact_json_text(run, cipher) for run in runs[text])
+        if runs and text in runs else redact_json_text(text, cipher))
     choices = []
     for choice in result["choices"]:
         parts = []
@@ -147,11 +176,13 @@ def _redact_result(protocol: str, result: dict, cipher: Cipher, runs: dict[str, 
                 part["text"] = cipher.text(part["text"])
                 if "annotations" in part:
                     part["annotations"] = redactor.walk(part["annotations"], "annotations")
+                if "extra_content" in part:  # a Chat message's own extension object (a thought signature)
+                    part["extra_content"] = redactor.walk(part["extra_content"], "extra_content")
             elif kind == "reasoning":
                 part.update(text=cipher.text(part["text"]), summary=[cipher.text(s) for s in part["summary"]],
-                            signature=None if part["signature"] is None else cipher.text(part["signature"]))
-            elif kind == "redacted_reasoning":
-                part["data"] = cipher.text(part["data"])
+                            signature=None if part["signature"] is None else cipher.token(part["signature"]))
+            elif kind == "redacted_reasoning":  # Bedrock's bytes are base64 the stream decodes: replaced as bytes
+                part["data"] = cipher.blob(part["data"]) if protocol == "bedrock-converse" else cipher.token(part["data"])
             elif kind == "tool_call":
                 part.update(id=part["id"] and cipher.identifier(part["id"]),
                             item_id=part["item_id"] and cipher.identifier(part["item_id"]),
@@ -164,9 +195,11 @@ def _redact_result(protocol: str, result: dict, cipher: Cipher, runs: dict[str, 
             elif kind == "server_tool_result":
                 part.update(tool_use_id=part["tool_use_id"] and cipher.identifier(part["tool_use_id"]),
                             content=redactor.walk(part["content"], "content"))
+            if kind in ("text", "tool_call") and "signature" in part:  # a Gemini part's thoughtSignature
+                part["signature"] = cipher.token(part["signature"])
             parts.append(part)
         detail = choice["finish_detail"]
-        if protocol == "anthropic-messages" and isinstance(detail, str):
+        if protocol in ("anthropic-messages", "gemini") and isinstance(detail, str):  # free text of the stream
             detail = cipher.text(detail)
         choices.append({**choice, "parts": parts, "finish_detail": detail})
     error = result["error"]
@@ -264,7 +297,7 @@ def test_hyphenated_prose_is_not_taken_for_an_api_key():
 def test_no_letter_digit_or_non_ascii_character_stays_itself(seed, text):
     cipher = Cipher(seed)
     assert all(a != b for a, b in zip(cipher.text(text), text))
-    assert all(chr(cipher.char(ord(c))) != c for c in "azAZ09")
+    assert all(chr(cipher.stream().char(ord(c))) != c for c in "azAZ09 -.")
 
 
 @given(seeds, json_values, st.data())
@@ -275,7 +308,33 @@ def test_arguments_re_sent_whole_on_every_fragment_stay_prefixes_of_each_other(s
         {"index": 0, "function": {"arguments": text[:cut]}}]}, "finish_reason": None}]} for cut in cuts]
     redacted = redact_chunks("openai-chat", chunks, Cipher(seed))
     snapshots = [c["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"] for c in redacted]
-    whole = redact_json_text(text, Cipher(seed).text)
+    whole = redact_json_text(text, Cipher(seed))
     assert snapshots[-1] == whole and _shape(json.loads(whole)) == _shape(json.loads(text))
     for snapshot, cut in zip(snapshots, cuts):  # each re-sent snapshot is the whole one cut where it was
         assert len(snapshot) == cut and (whole.startswith(snapshot) or re.search(r"\\u[0-9a-fA-F]{0,3}$", snapshot))
+
+
+@given(seeds, st.lists(st.text(max_size=8), min_size=1, max_size=5))
+def test_a_streamed_text_and_the_done_event_repeating_it_stay_equal(seed, pieces):
+    """Deltas are redacted as the text they build, so a `.done` event's whole text is still their join."""
+    whole = "".join(pieces)
+    chunks = [{"type": "response.output_text.delta", "sequence_number": n, "item_id": "msg_1", "output_index": 0,
+               "content_index": 0, "delta": piece} for n, piece in enumerate(pieces)]
+    chunks.append({"type": "response.output_text.done", "sequence_number": 9, "item_id": "msg_1", "output_index": 0,
+                   "content_index": 0, "text": whole})
+    redacted = redact_chunks("openai-responses", chunks, Cipher(seed))
+    assert "".join(c["delta"] for c in redacted[:-1]) == redacted[-1]["text"]
+    assert [len(c["delta"]) for c in redacted[:-1]] == [len(p) for p in pieces]
+
+
+def test_fields_that_identify_nothing_are_kept_and_known_prefixes_survive():
+    chunks = [{"type": "message_start", "message": {"id": "msg_01", "type": "message", "role": "assistant",
+               "model": "claude-x", "content": [], "usage": {"input_tokens": 1, "inference_geo": "us"}}},
+              {"type": "content_block_start", "index": 0, "content_block": {"type": "mcp_tool_use",
+               "id": "mcptoolu_01AbC", "name": "f", "input": {}}}]
+    redacted = redact_chunks("anthropic-messages", chunks, Cipher(5))
+    assert redacted[0]["message"]["usage"]["inference_geo"] == "us"
+    assert redacted[1]["content_block"]["id"].startswith("mcptoolu_") and redacted[1]["content_block"]["id"] != "mcptoolu_01AbC"
+    call = {"type": "response.output_item.added", "sequence_number": 0, "output_index": 0,
+            "item": {"type": "function_call", "id": "fc_1", "call_id": "xs_call_9f8e7d", "name": "f", "arguments": ""}}
+    assert redact_chunks("openai-responses", [call], Cipher(5))[0]["item"]["call_id"].startswith("xs_call_")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import subprocess
 from pathlib import Path
 
@@ -30,16 +31,20 @@ CASES = [
     ("openai-python-chat@2", "DC-BPTP"),
     ("openai-python-responses", "DC-8F3P"),
     ("anthropic-python", "DC-Y4WJ"),
+    ("anthropic-python-bedrock", "DC-Y4WJ"),  # a binary body: the bedrock-invoke transport's event-stream messages
     ("haystack-openai-chat", "DC-BPTP"),
     ("langchain-openai-chat", "DC-BPTP"),
     ("litellm-openai", "DC-B2P0"),
     ("llama-index-openai-chat", "DC-BPTP"),
     ("pydantic-ai-openai-chat", "DC-BPTP"),
     ("smolagents-openai", "DC-RR3W"),
+    ("langchain-aws-bedrock", "DC-5Q9S"),  # a binary body, one read per byte, served by the script's own loopback
     ("ai-sdk-openai-chat", "DC-PQ86"),  # ids the SDK invents: the script seeds them as the driver does
     ("anthropic-node", "DC-Y4WJ"),
+    ("anthropic-node-bedrock", "DC-Y4WJ"),
     ("openai-node-chat", "DC-W331"),
     ("openai-node-chat@6", "DC-W331"),  # the shared driver code (adapters/node/common) with the previous major
+    ("ai-sdk-bedrock", "DC-QS1Z"),  # a binary body (Bedrock's event stream): the script carries it as base64
 ]
 
 
@@ -52,7 +57,8 @@ def _recorded(adapter: str, fixture: str):
 
 def _printed_result(output: str):
     assert MARKER in output, output[-2000:]
-    return json.loads(output.split(MARKER, 1)[1])
+    # The result, then the script's own check (its first divergence, if any) on the lines after it.
+    return json.JSONDecoder().raw_decode(output.split(MARKER, 1)[1].lstrip())[0]
 
 
 def _clean_env() -> dict[str, str]:
@@ -84,7 +90,8 @@ def test_the_reproduction_prints_the_recorded_observed_result_without_deltacheck
         command = ["node", str(path)]
     path.write_text(script, encoding="utf-8")
     ran = subprocess.run(command, cwd=tmp_path, env=_clean_env(), capture_output=True, text=True, timeout=300)
-    assert ran.returncode == 0, ran.stderr[-3000:]
+    # Exit 1 is the script's verdict on a fixture the library fails (most cases are), not a crash.
+    assert ran.returncode in (0, 1), ran.stderr[-3000:]
     assert _printed_result(ran.stdout) == _recorded(adapter, fixture)
 
 
@@ -146,9 +153,14 @@ def _protocols(factory) -> set[str]:
     manifest = factory.manifest
     if manifest.language == "node":
         mode = manifest.command[2]
+        if manifest.folder.name == "google-genai":  # its one mode, `chat`, is Gemini's chat session
+            return {"gemini"}
         return {"chat": {"openai-chat"}, "responses": {"openai-responses"}, "messages": {"anthropic-messages"},
                 "openai-chat": {"openai-chat"}, "openai-responses": {"openai-responses"},
-                "openai-compatible-chat": {"openai-chat"}, "anthropic": {"anthropic-messages"}}[mode]
+                "openai-compatible-chat": {"openai-chat"}, "anthropic": {"anthropic-messages"},
+                "google": {"gemini"},
+                # `bedrock` is the AI SDK's Bedrock Converse provider, and the Anthropic SDK's Bedrock client
+                "bedrock": {"anthropic-messages"} if manifest.folder.name == "anthropic" else {"bedrock-converse"}}[mode]
     name = manifest.name
     return {"openai-responses"} if "responses" in name else {"anthropic-messages"} if "anthropic" in name \
         else {"openai-chat"}
@@ -172,3 +184,174 @@ def test_a_jvm_or_go_adapter_gets_one_line_saying_reproductions_are_python_and_n
     result = CliRunner().invoke(main, ["explain", "DC-8499", "--adapter", other, "--repro", "python"])
     assert result.exit_code != 0 and "reproductions are written for python and node adapters only" in result.output
     assert "Traceback" not in result.output
+
+
+# -- your own adapter or driver, and the script's own check ----------------------------------------
+
+OWN_ADAPTER = '''
+import json
+
+from deltacheck import Adapter, AssemblyRequest
+
+
+class TextOnly(Adapter):
+    """Chat text and finish_reason; BROKEN drops the last character of the text."""
+
+    name = "text-only"
+    library = "my-accumulator"
+    version = "1.0"
+    protocols = frozenset({"openai-chat"})
+    capabilities = frozenset({"finish_reason"})
+    code_path = "my_accumulator.collect(chunks)"
+    BROKEN = False
+
+    def assemble(self, request: AssemblyRequest):
+        text, finish = "", None
+        for chunk in request.chunks:
+            for choice in chunk.get("choices", []):
+                text += choice.get("delta", {}).get("content") or ""
+                finish = choice.get("finish_reason") or finish
+        if self.BROKEN:
+            text = text[:-1]
+        return {"choices": [{"index": 0, "parts": [{"type": "text", "text": text}], "finish_reason": finish}]}
+'''
+TEXT_FIXTURE = "DC-BNBY"  # Chat, one text part and content_filter
+
+
+def _run_script(script: str, tmp_path: Path, *, cwd: Path | None = None, env: dict | None = None,
+                isolated: bool = True) -> subprocess.CompletedProcess:
+    path = tmp_path / "repro.py"
+    path.write_text(script, encoding="utf-8")
+    command = [sys.executable, *(["-I"] if isolated else []), str(path)]
+    return subprocess.run(command, cwd=cwd or tmp_path, env=env or _clean_env(), capture_output=True, text=True,
+                          timeout=60)
+
+
+@pytest.mark.parametrize("spec_kind", ["file", "module"])
+def test_your_own_in_process_adapter_is_inlined_and_the_script_checks_it(spec_kind, tmp_path, monkeypatch):
+    (tmp_path / "my_adapter.py").write_text(OWN_ADAPTER, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    spec = f"{tmp_path / 'my_adapter.py'}:TextOnly" if spec_kind == "file" else "my_adapter:TextOnly"
+    generated = CliRunner().invoke(main, ["explain", TEXT_FIXTURE, "--adapter", spec, "--repro", "python"])
+    assert generated.exit_code == 0, generated.output
+    script = generated.stdout
+    assert "# Code path: my_accumulator.collect(chunks)" in script
+    assert "my-accumulator 1.0" in script.splitlines()[3]
+    run_dir = tmp_path / "elsewhere"  # neither deltacheck nor the adapter's module is importable there
+    run_dir.mkdir()
+    ran = _run_script(script, run_dir)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "OK: the library's result matches the expected result" in ran.stdout
+    assert _printed_result(ran.stdout.rsplit("\nOK:", 1)[0])["choices"][0]["finish_reason"] == "content_filter"
+
+    broken = _run_script(script.replace("BROKEN = False", "BROKEN = True"), run_dir)
+    assert broken.returncode == 1, broken.stdout + broken.stderr
+    assert "DIVERGES from the expected result" in broken.stdout
+    assert "first at /choices/0/parts/0/text:" in broken.stdout
+
+
+def test_your_own_adapter_in_a_language_it_is_not_written_in_is_one_usage_error(tmp_path, monkeypatch):
+    (tmp_path / "my_adapter.py").write_text(OWN_ADAPTER, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    node = CliRunner().invoke(main, ["explain", TEXT_FIXTURE, "--adapter", "my_adapter:TextOnly", "--repro", "node"])
+    assert node.exit_code == 2 and "use --repro python" in node.output
+    other = CliRunner().invoke(main, ["explain", "DC-Y4WJ", "--adapter", "my_adapter:TextOnly", "--repro", "python"])
+    assert other.exit_code == 2 and "does not speak" in other.output and "Traceback" not in other.output
+    missing = CliRunner().invoke(main, ["explain", TEXT_FIXTURE, "--adapter", "nowhere:X", "--repro", "python"])
+    assert missing.exit_code == 2 and "nowhere" in missing.output and "Traceback" not in missing.output
+
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("break_on, status, says", [("", 0, "OK: "), ("*", 1, "DIVERGES from the expected result")])
+def test_a_driver_command_gets_a_script_that_speaks_the_protocol_and_checks_its_answer(break_on, status, says,
+                                                                                        tmp_path, monkeypatch):
+    monkeypatch.chdir(REPO)
+    command = f"{sys.executable} -m tests.drivers.garbage_result"
+    generated = CliRunner().invoke(main, ["explain", TEXT_FIXTURE, "--adapter-cmd", command, "--repro", "python"])
+    assert generated.exit_code == 0, generated.output
+    assert "# Code path: the reference, behind a fake driver" in generated.stdout
+    ran = _run_script(generated.stdout, tmp_path, cwd=REPO, env={**os.environ, "BREAK_ON": break_on}, isolated=False)
+    assert ran.returncode == status, ran.stdout + ran.stderr
+    assert says in ran.stdout
+
+
+def test_a_driver_command_has_no_node_script(monkeypatch):
+    monkeypatch.chdir(REPO)
+    command = f"{sys.executable} -m tests.drivers.garbage_result"
+    result = CliRunner().invoke(main, ["explain", TEXT_FIXTURE, "--adapter-cmd", command, "--repro", "node"])
+    assert result.exit_code == 2 and "use --repro python" in result.output
+
+
+def _script_check(fixture, language="python"):
+    """The script's check for `fixture`, loaded as the script loads it."""
+    from deltacheck.contributing.repro import _check
+
+    namespace: dict = {}
+    exec("import json, re\n" + _check(fixture, language), namespace)
+    return namespace["check"]
+
+
+def test_the_scripts_check_agrees_with_the_judge_on_the_reference_for_every_fixture(capsys):
+    """The reference with every capability: the script says OK exactly where deltacheck's judge passes."""
+    from deltacheck.adapter import get_adapter_factory
+    from deltacheck.corpus.loader import load_corpus
+
+    reference = get_adapter_factory("reference")
+    for fixture in load_corpus(check_reference=False).fixtures:
+        result, raised = None, None
+        try:
+            result = reference().assemble(fixture.request())
+        except Exception as exc:  # the reference rejecting a stream, as a library would
+            raised = f"{type(exc).__name__}: {exc}"
+        status = _script_check(fixture)(result, raised, frozenset(reference.capabilities))
+        assert status == 0, (fixture.id, capsys.readouterr().out)
+
+
+def test_the_scripts_check_finds_a_dropped_tool_call_and_ignores_what_the_library_cannot_express(capsys):
+    from deltacheck.corpus.loader import load_corpus
+    import copy
+
+    fixture = load_corpus(check_reference=False).by_id()["DC-W331"]  # interleaved Chat tool calls
+    check = _script_check(fixture)
+    full = frozenset({"finish_reason", "usage", "error", "multiple_choices"})
+    assert check(copy.deepcopy(fixture.expected), None, full) == 0
+    dropped = copy.deepcopy(fixture.expected)
+    dropped["choices"][0]["parts"].pop()
+    assert check(dropped, None, full) == 1
+    assert "DIVERGES from the expected result" in capsys.readouterr().out
+    without_finish = copy.deepcopy(fixture.expected)
+    del without_finish["choices"][0]["finish_reason"]
+    assert check(without_finish, None, full - {"finish_reason"}) == 0  # n/a, not a divergence
+    assert check(without_finish, None, full) == 1
+    assert check(None, "TypeError: 'NoneType' object is not subscriptable", full) == 1
+    reordered = copy.deepcopy(fixture.expected)
+    for part in reordered["choices"][0]["parts"]:
+        if part["type"] == "tool_call":
+            part["arguments"] = json.dumps(json.loads(part["arguments"]), indent=3)  # same JSON, other bytes
+    assert check(reordered, None, full) == 0
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="no node on PATH")
+def test_the_node_scripts_check_matches_drops_and_n_a_as_the_python_one_does(tmp_path):
+    from deltacheck.contributing.repro import _check
+    from deltacheck.corpus.loader import load_corpus
+
+    fixture = load_corpus(check_reference=False).by_id()["DC-W331"]
+    cases = """
+const full = new Set(['finish_reason', 'usage', 'error', 'multiple_choices']);
+const expected = OUTCOMES[0][1];
+const dropped = copy(expected); dropped.choices[0].parts.pop();
+const noFinish = copy(expected); delete noFinish.choices[0].finish_reason;
+const otherBytes = copy(expected);
+for (const p of otherBytes.choices[0].parts) if (p.type === 'tool_call') p.arguments = JSON.stringify(JSON.parse(p.arguments), null, 3);
+console.log(JSON.stringify([check(copy(expected), null, full), check(dropped, null, full),
+  check(noFinish, null, new Set(['usage', 'error'])), check(noFinish, null, full), check(otherBytes, null, full),
+  check(null, "TypeError: x is undefined", full)]));
+"""
+    path = tmp_path / "check.mjs"
+    path.write_text(_check(fixture, "node") + "\n" + cases, encoding="utf-8")
+    ran = subprocess.run(["node", str(path)], capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads(ran.stdout.splitlines()[-1]) == [0, 1, 0, 1, 0, 1]

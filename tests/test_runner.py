@@ -29,6 +29,46 @@ def test_an_implementation_that_raises_gets_error_and_the_run_goes_on(tmp_path):
     assert "RuntimeError: boom in the library" in verdicts[0].message
 
 
+class _RaisesWithItsTraceback(miniatures.Raises):
+    """Raises as litellm does when it maps an unexpected exception: a traceback formatted into the message."""
+
+    def assemble(self, request):
+        raise RuntimeError("APIConnectionError: 'args'\nTraceback (most recent call last):\n  File \"/home/me/x.py\"")
+
+
+def test_a_traceback_an_implementation_formats_into_its_message_is_not_part_of_the_message(tmp_path):
+    verdicts = run(_RaisesWithItsTraceback(), small_corpus(tmp_path))
+    assert verdicts[0].message == "raised: RuntimeError: APIConnectionError: 'args' (its traceback is recorded apart)"
+    assert "/home/me" not in verdicts[0].message
+
+
+def test_the_python_driver_leaves_out_a_traceback_formatted_into_a_message():
+    from deltacheck.driver.python import run_one
+
+    request = {"fixture": "DC-TEST", "protocol": "openai-chat", "chunks": [], "stream_end": "terminator", "sse": ""}
+    reply = run_one(_RaisesWithItsTraceback(), {"seq": 1, "request": request})
+    assert reply["errored"]["message"] == "RuntimeError: APIConnectionError: 'args' (its traceback is recorded apart)"
+    assert "Traceback" in reply["errored"]["traceback"]
+
+
+def test_the_python_driver_seeds_the_uuid4_of_fastuuid_too(monkeypatch):
+    """litellm invents call ids with fastuuid's uuid4: a run of a fixture gives the same ones every time."""
+    import sys
+    import types
+    import uuid
+
+    from deltacheck.driver.python import seed_randomness
+
+    monkeypatch.setattr(uuid, "uuid4", uuid.uuid4)  # seeding replaces it, as in a driver: put it back afterwards
+    fake = types.ModuleType("fastuuid")
+    fake.uuid4 = lambda: "random"
+    monkeypatch.setitem(sys.modules, "fastuuid", fake)
+    seed_randomness("DC-TEST")
+    first = [fake.uuid4().hex for _ in range(3)]
+    seed_randomness("DC-TEST")
+    assert [fake.uuid4().hex for _ in range(3)] == first and len(set(first)) == 3
+
+
 def test_an_implementation_that_hangs_times_out_and_the_run_goes_on(tmp_path):
     verdicts = run(miniatures.Hangs(), small_corpus(tmp_path), timeout=0.2)
     assert [v.verdict for v in verdicts] == ["timeout", "timeout"]
@@ -126,8 +166,9 @@ def test_lines_already_written_survive_a_later_failure(tmp_path):
     root = make_corpus(tmp_path, {"openai-chat/a.json": TEXT_FIXTURE, "openai-chat/b.json": TOOL_FIXTURE})
     results = tmp_path / "out.jsonl"
     CliRunner().invoke(main, ["run", "--adapter", "miniature-raises", "--corpus", str(root), "--results", str(results)])
-    verdicts = [json.loads(line).get("verdict") for line in results.read_text().splitlines()]
-    assert verdicts == [None, "error", "error", None]
+    lines = [json.loads(line) for line in results.read_text().splitlines()]
+    assert [line["kind"] for line in lines] == ["header", "running", "result", "running", "result", "footer"]
+    assert [line.get("verdict") for line in lines if line["kind"] == "result"] == ["error", "error"]
 
 
 def test_events_are_judged_even_when_the_result_equals_the_expected(tmp_path):

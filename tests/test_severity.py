@@ -19,6 +19,8 @@ from deltacheck.judge.severity import (
 ROOT = Path(__file__).resolve().parent.parent
 MISSING_CALL = {"axis": "identity", "place": "/choices/*/parts/* (tool_call)", "kind": "missing"}
 INVENTED_USAGE = {"axis": "usage", "place": "/usage", "kind": "invented"}
+INVENTED_ID = {"axis": "identity", "place": "/choices/*/parts/*/id", "kind": "invented"}
+LOST_ID = {"axis": "identity", "place": "/choices/*/parts/*/id", "kind": "lost"}
 
 
 def failing(basis=None, divergences=(MISSING_CALL,), **fields):
@@ -45,6 +47,9 @@ OPENAI_TOO = {"kind": "observed", "servers": ["vllm", "openai"]}
         (failing(DOCUMENTED, [INVENTED_USAGE]), "multi-provider", POLICY_DIVERGENCE),
         (failing(DOCUMENTED, [INVENTED_USAGE, MISSING_CALL]), "multi-provider", SPEC_VIOLATION),
         (failing(VLLM_ONLY, [INVENTED_USAGE, MISSING_CALL]), "provider", COMPATIBILITY),
+        (failing(DOCUMENTED, [INVENTED_ID]), "provider", POLICY_DIVERGENCE),
+        (failing(DOCUMENTED, [INVENTED_ID, MISSING_CALL]), "provider", SPEC_VIOLATION),  # one strand: not only the id
+        (failing(DOCUMENTED, [LOST_ID]), "provider", SPEC_VIOLATION),
     ],
 )
 def test_a_failing_record_gets_the_severity_its_basis_and_scope_give(record, scope, severity):

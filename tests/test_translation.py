@@ -88,6 +88,44 @@ def test_capabilities_without_counterpart_are_named_with_the_protocol_that_lacks
 # -- the shared view ------------------------------------------------------------------------------
 
 
+def test_gemini_stop_is_a_stop_or_a_tool_call_turn_and_its_output_counts_its_thoughts():
+    pair = ("gemini", CHAT)
+    assert shared_finish("gemini", "STOP", None, pair) == shared_finish(CHAT, "tool_calls", None, pair) == "stop"
+    assert shared_finish("gemini", "SAFETY", None, pair) == "content_filter"
+    assert shared_finish("gemini", "MALFORMED_FUNCTION_CALL", None, pair) == "gemini:MALFORMED_FUNCTION_CALL"
+    usage = {"promptTokenCount": 9, "candidatesTokenCount": 4, "thoughtsTokenCount": 30, "totalTokenCount": 43}
+    assert shared_usage("gemini", usage, pair) == {"input_tokens": 9, "output_tokens": 34, "total_tokens": 43,
+                                                   "cached_input_tokens": 0, "reasoning_tokens": 30}
+
+
+def test_gemini_leaves_out_zero_counts_and_a_usage_metadata_without_counts_says_nothing():
+    pair = ("gemini", CHAT)
+    blocked = {"promptTokenCount": 9, "totalTokenCount": 9}  # no candidatesTokenCount: proto3 JSON omits a 0
+    assert shared_usage("gemini", blocked, pair) == shared_usage(
+        CHAT, {"prompt_tokens": 9, "completion_tokens": 0, "total_tokens": 9}, pair)
+    assert shared_usage("gemini", {"promptTokenCount": 9, "thoughtsTokenCount": 5, "totalTokenCount": 14}, pair)[
+        "output_tokens"] == 5
+    assert shared_usage("gemini", {"trafficType": "PROVISIONED_THROUGHPUT"}, pair) is None
+
+
+def test_parts_a_gemini_signature_kept_apart_or_carried_are_plain_text_in_a_translation():
+    pair = ("gemini", ANTHROPIC)
+    signed = [{"type": "text", "text": "Hello", "annotations": [], "signature": None},
+              {"type": "text", "text": " there", "annotations": [], "signature": "c2ln"},
+              {"type": "text", "text": "", "annotations": [], "signature": "c2lnMg=="}]
+    expected = shared_view(result(signed, "STOP"), "gemini", pair)
+    observed = shared_view(result([{"type": "text", "text": "Hello there", "citations": []},
+                                   {"type": "text", "text": ""}], "end_turn"), ANTHROPIC, pair)
+    assert expected["choices"][0]["parts"] == [{"type": "text", "text": "Hello there"}]
+    assert compare(expected, observed) == []
+
+
+def test_a_translation_between_two_protocols_with_several_choices_still_compares_one():
+    capabilities, notes = shared_capabilities("gemini", CHAT)
+    assert "multiple_choices" not in capabilities and "one choice" in notes["multiple_choices"]
+    assert shared_capabilities(CHAT, RESPONSES)[1]["multiple_choices"] == f"{RESPONSES} has no counterpart"
+
+
 def test_chat_side_joins_text_parts_and_puts_them_in_chat_order():
     expected = shared_view(result([{"type": "text", "text": "Hello there", "annotations": []}, call("c", "f", "{}")],
                                   "tool_calls"), CHAT, (CHAT, RESPONSES))
@@ -324,7 +362,7 @@ def reasoning_text(part):
 def owns_event_type(kind):
     return False
 def owns_shape(chunk):
-    return isinstance(chunk.get("candidates"), list)
+    return isinstance(chunk.get("generations"), list)
 def stream_problems(chunks, event_names, terminated):
     return [] if chunks and "usageMetadata" in chunks[-1] else ["no usageMetadata at the end"]
 ''',
@@ -361,7 +399,7 @@ def test_a_fourth_protocol_package_is_all_a_gateway_pair_with_it_needs(fourth):
     assert shared_finish(fourth, "SAFETY", None, pair) == "fourth-wire:SAFETY"
     assert shared_usage(fourth, {"promptTokenCount": 3, "candidatesTokenCount": 2}, pair) == {
         "input_tokens": 3, "output_tokens": 2}
-    body = render_stream(fourth, [{"candidates": []}, {"candidates": [], "usageMetadata": {}}])
+    body = render_stream(fourth, [{"generations": []}, {"generations": [], "usageMetadata": {}}])
     assert read_stream(fourth, body).problems == []
     with pytest.raises(NotAStream, match=f"it streams {fourth}, not the declared openai-chat"):
         read_stream(CHAT, body)

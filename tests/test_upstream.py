@@ -11,6 +11,8 @@ from deltacheck.judge.upstream import Upstream, UpstreamEntry, load_upstream, su
 from deltacheck.locations import ADAPTERS_DIR
 
 URL = "https://github.com/example/lib/issues/7"
+# How explain's markdown shows it: as code, so pasting it into an issue pings no other project (issue 21).
+SHOWN = "`example/lib#7`"
 
 
 def entry(**changes) -> dict:
@@ -193,7 +195,7 @@ def test_markdown_links_a_known_finding_to_its_upstream_report_instead_of_a_new_
     markdown = render_markdown(*_explanation((known,)))
     upstream = markdown.split("### Upstream", 1)[1].split("\n### ", 1)[0]
     assert "Finding (identity): `/choices/*/parts/* (tool_call): missing`" in upstream
-    assert f"- Known upstream, still open: {URL} (calls at a gap are dropped)" in upstream
+    assert f"- Known upstream, still open: {SHOWN} (calls at a gap are dropped)" in upstream
     assert "### Reproduce" not in markdown and "unreported" not in markdown
 
 
@@ -233,6 +235,6 @@ def test_explain_runs_the_adapter_and_matches_its_finding_to_the_bundled_data(mo
         main, ["explain", "DC-8499", "--adapter", "tests.miniatures:DropsLastPart", "--format", "markdown"]
     )
     assert result.exit_code == 0, result.output
-    assert f"- Fixed upstream in 0.2: {URL} (calls merged by index)" in result.stdout
+    assert f"- Fixed upstream in 0.2: {SHOWN} (calls merged by index)" in result.stdout
     passing = CliRunner().invoke(main, ["explain", "DC-8499", "--adapter", "reference", "--format", "markdown"])
     assert passing.exit_code == 0 and "### Upstream" not in passing.stdout

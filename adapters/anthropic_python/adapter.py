@@ -27,6 +27,17 @@ exception propagates. What it cannot express: nothing the Anthropic mapping asks
 the SDK emits no completion event for a tool block the stream never stops (cut off), nor for one that
 message_start already carries (no content_block_stop comes for it): that is reported as it is (no
 event), not filled in.
+
+anthropic-python-bedrock (`AnthropicBedrockAdapter`, manifest transport `bedrock-invoke`): the same helper
+and mapping through `AnthropicBedrock(aws_access_key=..., aws_secret_key=..., aws_region="us-east-1")`, the
+SDK's client for Claude on Amazon Bedrock (its `bedrock` extra brings boto3 and botocore). The client
+rewrites the request to `POST /model/{model}/invoke-with-response-stream`, signs it with SigV4 through
+botocore (dummy credentials), and reads the answer with its `AWSEventStreamDecoder`
+(`anthropic/lib/bedrock/_stream_decoder.py`: botocore's `EventStreamBuffer` and bedrock-runtime
+`ResponseStream` shape, each `chunk` message's `bytes` decoded and routed by the event's `type`; an
+exception message becomes an `error` event, raised like a first-party one). The mock transport answers
+with a 200 `application/vnd.amazon.eventstream` body, `request.sse`: the fixture's events as the
+harness's bedrock-invoke transport frames them (CONTRACT.md 2), one event-stream message per network read.
 """
 
 from __future__ import annotations
@@ -38,9 +49,10 @@ from typing import Any
 import anthropic
 import httpx2
 
-from ..replay import Replay
 from deltacheck.adapter import Adapter, manifest_name
 from deltacheck.model import AssemblyRequest
+
+from ..replay import Replay
 
 BASE_URL = "http://deltacheck.invalid"
 API_KEY = "sk-ant-deltacheck-dummy"
@@ -52,12 +64,12 @@ MODEL = "claude-sonnet-4-6"
 TOOL_KINDS = {"tool_use": "function", "server_tool_use": "server", "mcp_tool_use": "server"}
 
 
-def _serve(replay: Replay) -> httpx2.MockTransport:
-    """Answer the Messages endpoint with the fixture's bytes, one SSE event per network chunk."""
+def _serve(replay: Replay, path: str = "/v1/messages", content_type: str = "text/event-stream") -> httpx2.MockTransport:
+    """Answer the Messages endpoint (`path`) with the fixture's bytes, one event per network chunk."""
     def handler(request: httpx2.Request) -> httpx2.Response:
-        if request.method != "POST" or request.url.path != "/v1/messages":
+        if request.method != "POST" or request.url.path != path:
             return httpx2.Response(404, json={"type": "error", "error": {"type": "not_found_error", "message": "deltacheck"}})
-        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=replay.iterate())
+        return httpx2.Response(200, headers={"content-type": content_type}, content=replay.iterate())
 
     return httpx2.MockTransport(handler)
 
@@ -92,16 +104,16 @@ class AnthropicMessagesAdapter(Adapter):
     capabilities = frozenset({"finish_detail", "reasoning", "reasoning_signature", "annotations", "server_tools", "finish_reason",
                               "usage", "error", "events"})
     capability_notes = dict(flags=FLAGS_NOTE)
+    model = MODEL
     code_path = ("anthropic.Anthropic().messages.stream(...) iterated to the end, then get_final_message(); the "
                  "fixture's SSE bytes are served by httpx2.MockTransport through the httpx2.Client passed as http_client")
 
     def assemble(self, request: AssemblyRequest) -> dict[str, Any]:
         replay = Replay(request)
         events: list[dict[str, Any]] = []
-        http = httpx2.Client(transport=_serve(replay))
-        client = anthropic.Anthropic(api_key=API_KEY, base_url=BASE_URL, http_client=http, max_retries=0)
+        client = self._client(replay)
         try:
-            with client.messages.stream(model=MODEL, max_tokens=1024,
+            with client.messages.stream(model=self.model, max_tokens=1024,
                                         messages=[{"role": "user", "content": "hi"}]) as stream:
                 for event in stream:
                     if event.type == "content_block_stop":
@@ -116,8 +128,7 @@ class AnthropicMessagesAdapter(Adapter):
             message_text = exc.api_message if isinstance(exc.api_message, str) else exc.message
             return {"choices": [], "usage": None, "error": {"type": exc.type, "message": message_text}, "events": events}
         finally:
-            client.close()
-            http.close()
+            client.close()  # and the httpx2.Client it was given
         parts = [part for block in message.content for part in self._parts(block)]
         return {
             "choices": [{"index": 0, "parts": parts, "finish_reason": message.stop_reason,
@@ -126,6 +137,11 @@ class AnthropicMessagesAdapter(Adapter):
             "error": None,
             "events": events,
         }
+
+    def _client(self, replay: Replay) -> anthropic.Anthropic:
+        """The SDK's client, its own httpx2.Client answered by the replay (a subclass reads another endpoint)."""
+        http = httpx2.Client(transport=_serve(replay))
+        return anthropic.Anthropic(api_key=API_KEY, base_url=BASE_URL, http_client=http, max_retries=0)
 
     @staticmethod
     def _parts(block: Any) -> list[dict[str, Any]]:
@@ -143,3 +159,25 @@ class AnthropicMessagesAdapter(Adapter):
             return [{"type": "server_tool_result", "block_type": kind, "tool_use_id": block.tool_use_id,
                      "content": _dump(block.content)}]
         return []
+
+
+# Bedrock's own model id (the Bedrock client puts it in the path, not in the body).
+BEDROCK_MODEL = "anthropic.claude-sonnet-4-5-20250929-v1:0"
+# Dummy credentials and region: botocore signs with them, nothing checks the signature.
+AWS_CREDENTIALS = {"aws_access_key": "test", "aws_secret_key": "test", "aws_region": "us-east-1"}
+
+
+class AnthropicBedrockAdapter(AnthropicMessagesAdapter):
+    name = manifest_name("anthropic-python-bedrock")
+    transport = "bedrock-invoke"
+    model = BEDROCK_MODEL
+    code_path = ("anthropic.AnthropicBedrock().messages.stream(...) iterated to the end, then get_final_message(); "
+                 "the fixture's events as InvokeModelWithResponseStream event-stream messages, served by "
+                 "httpx2.MockTransport through the httpx2.Client passed as http_client and read by the client's "
+                 "own AWSEventStreamDecoder (botocore)")
+
+    def _client(self, replay: Replay) -> anthropic.Anthropic:
+        path = f"/model/{BEDROCK_MODEL}/invoke-with-response-stream"
+        http = httpx2.Client(transport=_serve(replay, path, "application/vnd.amazon.eventstream"))
+        bedrock = anthropic.AnthropicBedrock(**AWS_CREDENTIALS, base_url=BASE_URL, http_client=http, max_retries=0)
+        return bedrock  # type: ignore[return-value]  # the same messages.stream() as Anthropic's

@@ -18,7 +18,8 @@ Mapping (the library's result, nothing more):
   Responses: `id` = `extra["call_id"]`, `item_id` = `ToolCall.id` (haystack keys Responses calls by item id
   and keeps the call_id in `extra`). `arguments` = json.dumps of haystack's parsed `arguments` dict
   (haystack drops a call whose arguments are not valid JSON, with a warning). Chat: `extra_content` =
-  `extra["extra_content"]`, `extra` being ToolCall's dict of provider-specific information.
+  `extra["extra_content"]`, `extra` being ToolCall's dict of provider-specific information; the message's own
+  `extra_content` (on its text part) = `meta["extra_content"]`, meta being the message's.
 - Chat: finish_reason = `meta["finish_reason"]`, haystack's FinishReason (the provider's value, except
   `function_call` -> `tool_calls`; the last one of the stream); usage = `meta["usage"]` (haystack's
   model_dump of the SDK's usage object).
@@ -56,10 +57,11 @@ from haystack.dataclasses import ChatMessage, ReasoningContent, StreamingChunk, 
 from haystack.tools import Tool  # noqa: E402
 from haystack.utils import Secret  # noqa: E402
 
-from ..openai_errors import provider_error  # noqa: E402
-from ..replay import API_KEY, BASE_URL, Replay  # noqa: E402
 from deltacheck.adapter import Adapter, manifest_name  # noqa: E402
 from deltacheck.model import AssemblyRequest  # noqa: E402
+
+from ..openai_errors import provider_error  # noqa: E402
+from ..replay import API_KEY, BASE_URL, Replay  # noqa: E402
 
 LIBRARY = "haystack-ai"
 VERSION = importlib.metadata.version(LIBRARY)
@@ -130,17 +132,30 @@ class HaystackOpenAIChat(_HaystackAdapter):
     protocol = "openai-chat"
     protocols = frozenset({protocol})
     capabilities = frozenset({"refusal", "reasoning", "finish_reason", "usage", "error", "multiple_choices",
-                              "extra_content"})
+                              "extra_content", "message_extra_content"})
     capability_notes = dict(flags=FLAGS_NOTE, events=EVENTS_NOTE)
     generator_class = OpenAIChatGenerator
     code_path = ("haystack OpenAIChatGenerator(http_client_kwargs={'transport': httpx.MockTransport serving "
                  "request.sse}).run(messages, streaming_callback=...), mapped from the returned ChatMessage replies")
 
     def _result(self, replies: list[ChatMessage]) -> dict[str, Any]:
-        choices = [{"index": reply.meta.get("index", 0), "parts": self._parts(reply),
+        choices = [{"index": reply.meta.get("index", 0), "parts": self._with_message_extension(reply),
                     "finish_reason": reply.meta.get("finish_reason"), "finish_detail": None} for reply in replies]
         usage = replies[0].meta.get("usage") if replies else None
         return {"choices": choices, "usage": usage, "error": None}
+
+    def _with_message_extension(self, message: ChatMessage) -> list[dict[str, Any]]:
+        """The message's parts, its own `extra_content` (ChatMessage.meta: haystack's provider-specific fields of a
+        message) on its text part, one with the text "" when it has none (CONTRACT 3.3)."""
+        parts = self._parts(message)
+        extension = message.meta.get("extra_content")
+        if extension is not None:
+            text = next((p for p in parts if p["type"] == "text"), None)
+            if text is None:
+                text = {"type": "text", "text": "", "annotations": []}
+                parts.insert(sum(p["type"] == "reasoning" for p in parts), text)
+            text["extra_content"] = extension
+        return parts
 
     def _tool_call(self, call: ToolCall) -> dict[str, Any]:
         part = {"type": "tool_call", "kind": "function", "id": call.id, "item_id": None, "name": call.tool_name,

@@ -51,7 +51,9 @@ reason: the message type carries Chat Completions reasoning as `additional_kwarg
 servers that stream `reasoning_content` fill it), but ChatOpenAI's Chat converter
 (`_convert_delta_to_message_chunk`) copies only content, function_call and tool_calls from a delta
 (its documentation: `reasoning_content` is "not extracted"), so the reasoning is lost, and that is
-judged. Likewise Responses `reasoning` is declared
+judged. The message's own Chat `extra_content` (Gemini's delta field outside the calls) is declared on the
+same ground: `additional_kwargs` is where the message type keeps a message's provider fields, and the
+converter does not copy it there. Likewise Responses `reasoning` is declared
 (summaries and `encrypted_content` are kept) although `reasoning_text` deltas are not: such a part's
 text is the library's, i.e. empty. A legacy `function_call` without any `arguments` is reported with
 arguments "" (langchain keeps no parsed view of it).
@@ -67,8 +69,9 @@ from __future__ import annotations
 
 import importlib
 import json
+from collections.abc import Callable, Iterator
 from importlib.metadata import version as _dist_version
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import httpx2
 from langchain_core.messages import AIMessageChunk, HumanMessage
@@ -183,7 +186,7 @@ class LangChainOpenAIChat(_LangChainAdapter):
     library = "langchain-openai"
     version = _dist_version("langchain-openai")
     protocols = frozenset({"openai-chat"})
-    capabilities = frozenset({"refusal", "reasoning", "finish_reason", "error", "flags"})
+    capabilities = frozenset({"refusal", "reasoning", "finish_reason", "error", "flags", "message_extra_content"})
     capability_notes = dict(
         events='.stream() yields AIMessageChunks only, with no tool-call completion events',
         extra_content=("_convert_delta_to_message_chunk builds each ToolCallChunk from function.name, function.arguments, "
@@ -219,6 +222,14 @@ class LangChainOpenAIChat(_LangChainAdapter):
                 text = block if isinstance(block, str) else block.get("text") if block.get("type") == "text" else None
                 if text is not None:
                     parts.append({"type": "text", "text": text, "annotations": []})
+        # The message's own extra_content, from additional_kwargs, where the message type keeps its provider fields
+        extension = merged.additional_kwargs.get("extra_content")
+        if extension is not None:
+            text_part = next((p for p in parts if p["type"] == "text"), None)
+            if text_part is None:  # the message's text part is there to carry it (CONTRACT 3.3)
+                text_part = {"type": "text", "text": "", "annotations": []}
+                parts.append(text_part)
+            text_part["extra_content"] = extension
         refusal = merged.additional_kwargs.get("refusal")
         if refusal is not None:
             parts.append({"type": "refusal", "text": refusal})

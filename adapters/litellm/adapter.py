@@ -23,7 +23,9 @@ What the result types cannot express (left out of `capabilities`, judged n/a)
 * Chat (`ModelResponse`): no text annotations for Chat (the contract defines none), no reasoning
   signature, no item ids, no streaming events (litellm yields deltas only). A call's `extra_content` is
   read from its `provider_specific_fields`, where litellm keeps a tool call's provider fields (Gemini 3's
-  thought signature) and stream_chunk_builder merges them across chunks.
+  thought signature) and stream_chunk_builder merges them across chunks; the message's own `extra_content`
+  (on its text part) from the message's `provider_specific_fields`, litellm's place for a message's
+  provider fields.
 * Anthropic through the OpenAI-shaped `ModelResponse`: usage is litellm's `Usage`
   (prompt_tokens/completion_tokens...), not Anthropic's usage object, so usage is n/a; every other field is
   mapped from what litellm put on the message, including where litellm merges or reorders blocks (one text
@@ -139,11 +141,16 @@ def _message_parts(message: Any) -> list[dict[str, Any]]:
     elif reasoning_content is not None:
         parts.append({"type": "reasoning", "text": reasoning_content, "summary": [], "signature": None})
     content = _get(message, "content")
-    if content:  # None or "": "no text" in litellm's OpenAI-shaped message, also for an Anthropic stream
-        provider_fields = _get(message, "provider_specific_fields") or {}
+    provider_fields = _get(message, "provider_specific_fields") or {}
+    # The message's own provider fields live in its provider_specific_fields, as a call's do
+    message_extension = provider_fields.get("extra_content")
+    if content or message_extension is not None:  # None or "": "no text" in litellm's OpenAI-shaped message
         citations = provider_fields.get("citations") or []
         annotations = [c for group in citations for c in (group if isinstance(group, list) else [group])]
-        parts.append({"type": "text", "text": content, "annotations": annotations})
+        text = {"type": "text", "text": content or "", "annotations": annotations}
+        if message_extension is not None:
+            text["extra_content"] = message_extension
+        parts.append(text)
     refusal = _get(message, "refusal")
     if refusal is not None:
         parts.append({"type": "refusal", "text": refusal})
@@ -200,7 +207,7 @@ class LitellmOpenAIAdapter(_LitellmCompletion):
     version = LITELLM_VERSION
     protocols = frozenset({"openai-chat"})
     capabilities = frozenset({"refusal", "reasoning", "finish_reason", "usage", "error", "multiple_choices",
-                              "extra_content"})
+                              "extra_content", "message_extra_content"})
     capability_notes = dict(flags=FLAGS_NOTE,
         events='CustomStreamWrapper yields deltas only and stream_chunk_builder returns one ModelResponse: no tool-call completion events')
     code_path = ("litellm.completion(model='openai/...', stream=True) through the openai SDK over a respx-mocked "

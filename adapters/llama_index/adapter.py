@@ -12,7 +12,9 @@ Chat Completions (`OpenAI.stream_chat(messages, tools=[...])`), mapped from the 
   `message.additional_kwargs["tool_calls"]` (llama-index's own accumulation, `update_tool_calls`): `id`,
   `function.name`, `function.arguments` as text as is (a dict -> json.dumps; None, no argument text, stays null),
   `extra_content` from the entry's untyped extra fields (`model_extra`: the entry is the openai SDK's
-  `ChoiceDeltaToolCall` of the call's first fragment, which `update_tool_calls` keeps and updates).
+  `ChoiceDeltaToolCall` of the call's first fragment, which `update_tool_calls` keeps and updates). The
+  message's own `extra_content` (on its text part) = `message.additional_kwargs["extra_content"]`, llama-index's
+  dict of a message's provider-specific fields.
 - refusal = `ChatResponse.additional_kwargs["refusal"]` (see Responses: the same result type keeps a
   refusal there), after the text. The Chat Completions code never fills it, and that is judged.
 - usage: the last ChatResponse's `additional_kwargs` token counts (`prompt_tokens`, `completion_tokens`,
@@ -67,10 +69,12 @@ from llama_index.core.base.llms.types import ChatMessage, ChatResponse, TextBloc
 from llama_index.llms.openai import OpenAI, OpenAIResponses
 from openai.types.responses import ResponseCompletedEvent
 
-from ..openai_errors import provider_error
-from ..replay import API_KEY, BASE_URL, Replay
 from deltacheck.adapter import Adapter, manifest_name
 from deltacheck.model import AssemblyRequest
+
+from ..openai_builtin_calls import builtin_call
+from ..openai_errors import provider_error
+from ..replay import API_KEY, BASE_URL, Replay
 
 LIBRARY = "llama-index-llms-openai"
 VERSION = importlib.metadata.version(LIBRARY)
@@ -89,37 +93,6 @@ def _refusal(response: ChatResponse) -> str | None:
     """The refusal llama-index keeps on a ChatResponse (its Responses output parser writes it there)."""
     refusal = response.additional_kwargs.get("refusal")
     return refusal if isinstance(refusal, str) else None  # "" too: the comparator decides what is empty
-
-
-def _builtin_call(item: Any) -> list[dict[str, Any]]:
-    """A built-in call the client carries out or answers (CONTRACT 3.3 openai-responses rule 7), from an entry of
-    llama-index's `built_in_tool_calls` (the SDK's typed item): apply_patch_call.operation, local_shell_call.action,
-    shell_call.action (unless its environment is a hosted container), tool_search_call.arguments (when executed by
-    the client), mcp_approval_request's server_label, name and arguments. Any other entry is not one."""
-    kind = getattr(item, "type", None)
-    if kind == "apply_patch_call":
-        payload = _model_json(item.operation)
-    elif kind in ("local_shell_call", "shell_call"):
-        environment = getattr(item, "environment", None)
-        if environment is not None and environment.type != "local":
-            return []  # run by the API in a hosted container
-        payload = _model_json(item.action)
-    elif kind == "tool_search_call":
-        if item.execution != "client":
-            return []  # executed by the server
-        payload = item.arguments
-    elif kind == "mcp_approval_request":
-        payload = {"server_label": item.server_label, "name": item.name, "arguments": item.arguments}
-    else:
-        return []
-    answer = item.id if kind == "mcp_approval_request" else item.call_id
-    return [{"type": "tool_call", "kind": "builtin", "id": answer, "item_id": item.id, "name": kind,
-             "arguments": json.dumps(payload, ensure_ascii=False)}]
-
-
-def _model_json(model: Any) -> Any:
-    """The SDK's own `to_dict()` form of a typed value: what the stream set."""
-    return model.model_dump(mode="json", exclude_unset=True) if hasattr(model, "model_dump") else model
 
 
 def _custom_tool_names(chunks: list[Any]) -> set[str]:
@@ -187,7 +160,7 @@ class LlamaIndexOpenAIChat(_LlamaIndexAdapter):
     name = manifest_name("llama-index-openai-chat")
     protocol = "openai-chat"
     protocols = frozenset({protocol})
-    capabilities = frozenset({"refusal", "reasoning", "usage", "error", "extra_content"})
+    capabilities = frozenset({"refusal", "reasoning", "usage", "error", "extra_content", "message_extra_content"})
     capability_notes = dict(flags=FLAGS_NOTE,
         events=("stream_chat yields cumulative ChatResponses that hold every call as accumulated so far, from its first "
                 "fragment on; nothing marks a call complete"),
@@ -214,8 +187,15 @@ class LlamaIndexOpenAIChat(_LlamaIndexAdapter):
                 continue  # the same calls as additional_kwargs["tool_calls"], mapped below
             else:
                 raise TypeError(f"the adapter has no mapping for llama-index block {type(block).__name__}")
+        extension = last.message.additional_kwargs.get("extra_content")  # the message's own provider fields
+        if extension is not None:
+            text = next((p for p in parts if p["type"] == "text"), None)
+            if text is None:  # the message's text part is there to carry it (CONTRACT 3.3), after any reasoning
+                text = {"type": "text", "text": "", "annotations": []}
+                parts.append(text)
+            text["extra_content"] = extension
         for item in last.additional_kwargs.get("built_in_tool_calls") or []:
-            parts.extend(_builtin_call(item))
+            parts.extend(builtin_call(item))
         if (refusal := _refusal(last)) is not None:
             parts.append({"type": "refusal", "text": refusal})
         for call in last.message.additional_kwargs.get("tool_calls") or []:

@@ -24,7 +24,8 @@ openai 2.x); `version` is read from the installed distribution, and the manifest
 Mapping (never repaired): each choice's message as the SDK returns it. Chat: reasoning parts come
 from the SDK's untyped extra fields `reasoning_content` / `reasoning` (one part per field the SDK
 kept, in that order); text from `content`; refusal from `refusal`; tool calls from `tool_calls` in the
-SDK's list order (a call's `extra_content` from its untyped extra fields, `model_extra`), then a legacy
+SDK's list order (a call's `extra_content`, and the message's own on its text part, from their untyped extra fields,
+`model_extra`), then a legacy
 `function_call`. Empty strings give no part (the canonical Chat
 form). Library objects (usage, Responses annotations) are written as the SDK's own `to_dict()` does
 (`model_dump(mode="json", exclude_unset=True)`): what the stream set, without fields the SDK's
@@ -53,9 +54,11 @@ import httpx
 import openai
 import respx
 
-from ..replay import Replay
 from deltacheck.adapter import Adapter, manifest_name
 from deltacheck.model import AssemblyRequest
+
+from ..openai_builtin_calls import arguments_text, builtin_call
+from ..replay import Replay
 
 BASE_URL = "http://deltacheck.invalid/v1"
 API_KEY = "sk-deltacheck-dummy"
@@ -112,14 +115,6 @@ def _dump(model: Any) -> Any:
     return model.model_dump(mode="json", **DUMP_OPTIONS) if model is not None else None
 
 
-def _arguments(value: Any) -> Any:
-    """JSON text as the SDK holds it; a parsed value is serialised; a missing value (None) stays None, which
-    the comparator reads as no arguments (CONTRACT 4)."""
-    if value is None or isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False)
-
-
 # -- Chat Completions ----------------------------------------------------------------------------
 
 
@@ -132,7 +127,7 @@ class OpenAIChatAdapter(_Base):
     name = manifest_name("openai-python-chat")
     protocols = frozenset({"openai-chat"})
     capabilities = frozenset({"refusal", "reasoning", "finish_reason", "usage", "error", "multiple_choices", "events",
-                              "extra_content"})
+                              "extra_content", "message_extra_content"})
     capability_notes = dict(flags=FLAGS_NOTE)
     code_path = ("openai.OpenAI().chat.completions.stream(...) iterated to the end, then get_final_completion(); "
                  "the fixture's SSE bytes are served by respx to the httpx.Client passed as http_client")
@@ -181,7 +176,7 @@ class OpenAIChatAdapter(_Base):
         choice = candidates[0] if candidates else 0
         call = call_at(choice)
         return {"type": "tool_call_done", "choice": choice, "id": call.id if call is not None else None,
-                "name": event.name, "arguments": _arguments(event.arguments), "after_chunk": after_chunk}
+                "name": event.name, "arguments": arguments_text(event.arguments), "after_chunk": after_chunk}
 
     @staticmethod
     def _choice(choice: Any) -> dict[str, Any]:
@@ -193,24 +188,30 @@ class OpenAIChatAdapter(_Base):
             if value is not None and not any(p["text"] == value for p in parts):
                 parts.append({"type": "reasoning", "text": value if isinstance(value, str) else json.dumps(value),
                               "summary": [], "signature": None})
-        if message.content is not None:  # "" too: the comparator decides what an empty text is (CONTRACT 3.2)
-            parts.append({"type": "text", "text": message.content, "annotations": []})
+        # The message's own extra_content (a delta field the SDK does not type) is kept by the helper's dict
+        # accumulation as an untyped extra field, as a call's is.
+        message_extension = extra.get("extra_content")
+        if message.content is not None or message_extension is not None:  # "" too: the comparator decides (3.2)
+            text = {"type": "text", "text": message.content or "", "annotations": []}
+            if message_extension is not None:
+                text["extra_content"] = message_extension
+            parts.append(text)
         if message.refusal is not None:
             parts.append({"type": "refusal", "text": message.refusal})
         for call in message.tool_calls or []:
             if call.type == "custom":
                 parts.append({"type": "tool_call", "kind": "custom", "id": call.id, "item_id": None,
-                              "name": call.custom.name, "arguments": _arguments(call.custom.input)})
+                              "name": call.custom.name, "arguments": arguments_text(call.custom.input)})
             else:
                 part = {"type": "tool_call", "kind": "function", "id": call.id, "item_id": None,
-                        "name": call.function.name, "arguments": _arguments(call.function.arguments)}
+                        "name": call.function.name, "arguments": arguments_text(call.function.arguments)}
                 extension = (getattr(call, "model_extra", None) or {}).get("extra_content")
                 if extension is not None:  # kept by the helper's dict accumulation as an untyped extra field
                     part["extra_content"] = extension
                 parts.append(part)
         if message.function_call is not None:
             parts.append({"type": "tool_call", "kind": "function", "id": None, "item_id": None,
-                          "name": message.function_call.name, "arguments": _arguments(message.function_call.arguments)})
+                          "name": message.function_call.name, "arguments": arguments_text(message.function_call.arguments)})
         return {"index": choice.index, "parts": parts, "finish_reason": choice.finish_reason, "finish_detail": None}
 
 
@@ -276,34 +277,10 @@ class OpenAIResponsesAdapter(_Base):
                      "signature": item.encrypted_content}]
         if item.type == "function_call":
             return [{"type": "tool_call", "kind": "function", "id": item.call_id, "item_id": item.id,
-                     "name": item.name, "arguments": _arguments(item.arguments)}]
+                     "name": item.name, "arguments": arguments_text(item.arguments)}]
         if item.type == "custom_tool_call":
             return [{"type": "tool_call", "kind": "custom", "id": item.call_id, "item_id": item.id,
-                     "name": item.name, "arguments": _arguments(item.input)}]
-        return _builtin_call(item)
+                     "name": item.name, "arguments": arguments_text(item.input)}]
+        return builtin_call(item)
 
 
-def _builtin_call(item: Any) -> list[dict[str, Any]]:
-    """A built-in call the client carries out or answers (CONTRACT 3.3 openai-responses rule 7), from the SDK's
-    typed item: ResponseApplyPatchToolCall.operation, LocalShellCall.action, ResponseFunctionShellToolCall.action
-    (its `environment` says whether the API ran it in a container), ResponseToolSearchCall.arguments (with its
-    `execution`), McpApprovalRequest's server_label, name and arguments. Any other item is not one."""
-    kind = item.type
-    if kind == "apply_patch_call":
-        payload = _dump(item.operation)
-    elif kind in ("local_shell_call", "shell_call"):
-        environment = getattr(item, "environment", None)
-        if environment is not None and environment.type != "local":
-            return []  # run by the API in a hosted container
-        payload = _dump(item.action)
-    elif kind == "tool_search_call":
-        if item.execution != "client":
-            return []  # executed by the server
-        payload = item.arguments
-    elif kind == "mcp_approval_request":
-        payload = {"server_label": item.server_label, "name": item.name, "arguments": item.arguments}
-    else:
-        return []
-    answer = item.id if kind == "mcp_approval_request" else item.call_id
-    return [{"type": "tool_call", "kind": "builtin", "id": answer, "item_id": item.id, "name": kind,
-             "arguments": _arguments(payload)}]

@@ -83,6 +83,9 @@ class SmolagentsOpenAIAdapter(Adapter):
         extra_content=("ChatMessageToolCallStreamDelta (index, id, type, function) and ChatMessageToolCall (function, id, "
                        "type) have no field for a call's provider extension"),
         finish_reason='generate_stream drops finish_reason: a delta carries content, tool_calls and token_usage only',
+        message_extra_content=("ChatMessageStreamDelta (content, tool_calls, token_usage) has no field for a message's "
+                               "provider extension, and agglomerate_stream_deltas builds the ChatMessage from those "
+                               "fields only (its `raw` stays unset)"),
         multiple_choices='smolagents reads only choices[0] of each chunk',
         reasoning='generate_stream never reads reasoning from the delta, and ChatMessageStreamDelta has no reasoning field',
         refusal='generate_stream never reads refusal from the delta, and ChatMessageStreamDelta has no refusal field',

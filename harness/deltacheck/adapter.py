@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Union
 
 from deltacheck.errors import BadAdapterSpec, UnknownAdapter
 from deltacheck.model import AssemblyRequest
+from deltacheck.protocols import transport
 from deltacheck.protocols.capability_notes import with_protocol_reasons
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 CAPABILITIES = {
     "refusal": "refusal parts",
     "reasoning": "reasoning and redacted reasoning parts",
-    "reasoning_signature": "the signature / encrypted content of reasoning parts",
+    "reasoning_signature": "the signature / encrypted content of reasoning parts, and the thought signature a text part or tool call carries (Gemini's thoughtSignature)",
     "annotations": "text annotations and citations",
     "item_id": "Responses item ids of tool calls",
     "custom_tools": "Responses custom tool calls",
@@ -42,6 +43,10 @@ CAPABILITIES = {
     "events": "tool-call completion events emitted while streaming",
     "flags": "a tool call kept but marked not executable (its arguments are not valid JSON, or the stream contradicts itself about them)",
     "extra_content": "a tool call's provider extension object (Chat `extra_content`: Gemini's thought signature)",
+    "message_extra_content": (
+        "a message's provider extension object outside its tool calls, on its text part (Chat `delta.extra_content`: "
+        "Gemini's thought signature on an answer without function calls)"
+    ),
 }
 
 
@@ -67,6 +72,10 @@ class Adapter:
     # "multi-provider". A manifest declares it for the adapters it lists; None: not declared, which the
     # report shows and judges as "multi-provider", the wider promise.
     scope: ClassVar[str | None] = None
+    # Optional: another wire the adapter reads its protocol on (a Transport a protocol package declares, such as
+    # "bedrock-invoke": Anthropic Messages events inside Bedrock's event-stream messages). Its requests then carry
+    # that body; fixtures that cannot travel on it are n/a. A manifest declares it for the adapters it lists.
+    transport: ClassVar[str | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -83,6 +92,12 @@ class Adapter:
         unknown = set(cls.capability_notes) - set(CAPABILITIES)
         if unknown:
             raise TypeError(f"{cls.__qualname__} has capability_notes for unknown capabilities {sorted(unknown)}")
+        if cls.transport is not None:
+            owner, _ = transport(cls.transport)  # UnknownTransport for a name no protocol declares
+            if owner.name not in cls.protocols:
+                raise TypeError(
+                    f"{cls.__qualname__} reads transport {cls.transport!r} of {owner.name}, a protocol it does not speak"
+                )
         _REGISTRY[name] = cls
 
     def assemble(self, request: AssemblyRequest) -> dict[str, Any] | Awaitable[dict[str, Any]]:
@@ -100,6 +115,7 @@ class Adapter:
             "code_path": cls.code_path,
             "capability_notes": with_protocol_reasons(cls.protocols, cls.capabilities, cls.capability_notes),
             **({"scope": cls.scope} if cls.scope else {}),
+            **({"transport": cls.transport} if cls.transport else {}),
         }
 
 

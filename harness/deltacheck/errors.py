@@ -36,9 +36,63 @@ class FixtureProblem:
     field: str
     message: str
     bug_in_fixture: bool = True
+    # How many problems this line stands for: more than 1 for the line that says how many were left out.
+    stands_for: int = 1
 
     def __str__(self) -> str:
         return f"{self.path}: {self.fixture_id or '<no id>'}: {self.field}: {self.message}"
+
+
+# What one fixture file can put in front of a reader (lint's lines, stderr, a results file's skip message):
+# enough to fix the first problems, and a count of the rest, never a line per chunk of a million-chunk file.
+MAX_PROBLEMS_PER_FILE = 20
+MAX_MESSAGE_CHARS = 500
+
+
+def capped_problems(problems: list[FixtureProblem]) -> list[FixtureProblem]:
+    """The first MAX_PROBLEMS_PER_FILE problems of one file, each message cut to MAX_MESSAGE_CHARS, then one line
+    saying how many were left out."""
+    kept = [_short(p) for p in problems[:MAX_PROBLEMS_PER_FILE]]
+    left_out = len(problems) - len(kept)
+    if left_out:
+        first = kept[0]
+        kept.append(
+            FixtureProblem(
+                first.path,
+                first.fixture_id,
+                "/",
+                f"and {left_out:,} more problem(s) in this file, not listed (the first {len(kept)} are)",
+                stands_for=left_out,
+            )
+        )
+    return kept
+
+
+def _short(problem: FixtureProblem) -> FixtureProblem:
+    if len(problem.message) <= MAX_MESSAGE_CHARS:
+        return problem
+    message = shortened(problem.message, MAX_MESSAGE_CHARS)
+    return FixtureProblem(problem.path, problem.fixture_id, problem.field, message, problem.bug_in_fixture)
+
+
+# What a Python traceback formatted into a message begins with.
+TRACEBACK_MARKER = "Traceback (most recent call last):"
+
+
+def without_embedded_traceback(text: str) -> str:
+    """An implementation's exception message without the traceback it formats into itself (litellm writes
+    one into the message of the error it maps an unexpected exception to). The harness records the
+    traceback from the exception, apart from the message; the embedded one names this machine's files,
+    so a record, or a snapshot of it, would differ from one checkout to the next."""
+    marker = text.find("\n" + TRACEBACK_MARKER)
+    return text if marker < 0 else text[:marker].rstrip() + " (its traceback is recorded apart)"
+
+
+def shortened(text: str, limit: int) -> str:
+    """`text` up to `limit` characters, then how many more there were."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text) - limit:,} more characters not shown)"
 
 
 class AssemblyError(Exception):

@@ -3,7 +3,9 @@ crash, a kill or a second run at the same time never leaves a corrupt one.
 
 Results files are written line by line (a run killed mid-way keeps every record already written), so
 they are locked instead of replaced: a second run writing the same file is refused. Documents that
-are written whole (REPORT.md, REPORT.html, JUnit XML, expectations) are replaced atomically.
+are written whole (REPORT.md, REPORT.html, JUnit XML, expectations) are replaced atomically, and
+keep the permissions a plain write would give them: an existing file keeps its mode, a new one gets
+the user's umask (these files are meant to be committed and published, not kept private).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -29,10 +32,26 @@ class FileBusy(RuntimeError):
         self.path = path
 
 
+class OutputUnusable(ValueError):
+    """An output file's folder cannot be made: a file stands where a folder must be."""
+
+
+def make_parent_folder(path: Path) -> None:
+    """The folder an output file goes into, made if missing; OutputUnusable naming what is in the way."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        in_the_way = next((p for p in reversed(path.parents) if p.exists() and not p.is_dir()), path.parent)
+        raise OutputUnusable(
+            f"{path}: cannot create its folder, {in_the_way} is a file; move it, or name another output "
+            f"file (--results FILE)"
+        ) from None
+
+
 @contextmanager
 def locked_for_writing(path: Path) -> Iterator[IO[str]]:
     """The file, emptied and held under an exclusive lock until the block ends."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_parent_folder(path)
     handle = path.open("a", encoding="utf-8")  # "a", not "w": nothing is truncated before the lock is held
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -46,15 +65,31 @@ def locked_for_writing(path: Path) -> Iterator[IO[str]]:
 
 def write_text_atomically(path: Path, text: str) -> None:
     """Write a whole document: readers see the old file or the new one, never half of either."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_parent_folder(path)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
+            os.fchmod(out.fileno(), _mode_for(path))  # mkstemp creates 0600, which a plain write never would
         os.replace(temporary, path)
     except BaseException:
         os.unlink(temporary)
         raise
+
+
+def _mode_for(path: Path) -> int:
+    """The mode the file has now, or, for a new file, what the user's umask gives a plain write."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        return 0o666 & ~current_umask()
+
+
+def current_umask() -> int:
+    """The process's umask (reading it means setting it; it is put back at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def read_json_data(path: Path) -> tuple[Any, str | None]:

@@ -10,6 +10,7 @@ built for bundled adapters go to `.venvs/` in a checkout, to a user cache direct
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -25,6 +26,17 @@ CHECKOUT: Path | None = (
 )
 
 DATA_DIR = CHECKOUT if CHECKOUT is not None else PACKAGE_DIR / "data"
+
+# Where this copy of deltacheck lies; recorded tracebacks name files under it.
+_INSTALL_ROOT = str(CHECKOUT or PACKAGE_DIR.parent)
+
+
+def portable(text: str) -> str:
+    """`text` with this copy's root written `<repo>`: a results file, and the cut a long traceback
+    gets, must not depend on where the checkout or the wheel was put."""
+    return text.replace(_INSTALL_ROOT, "<repo>")
+
+
 BUNDLED_CORPUS = DATA_DIR / "corpus"
 CONTRACT_PATH = DATA_DIR / "CONTRACT.md"
 ADAPTERS_DIR = CHECKOUT / "adapters" if CHECKOUT is not None else PACKAGE_DIR / "adapters"
@@ -36,6 +48,12 @@ def output_root() -> Path:
     if CHECKOUT is not None and (cwd == CHECKOUT or CHECKOUT in cwd.parents):
         return CHECKOUT
     return cwd
+
+
+def file_stem(name: str) -> str:
+    """An adapter's or a route's name as a file name in results/: its own letters, never a path
+    (an adapter named `../../x` writes results/_.._x.jsonl, not a file two folders up)."""
+    return re.sub(r"[^A-Za-z0-9._+@-]", "_", name).lstrip(".") or "_"
 
 
 def default_results_dir() -> Path:

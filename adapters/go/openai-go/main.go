@@ -66,6 +66,9 @@ func main() {
 			"extra_content": "ChatCompletionMessageToolCall has no extra_content field and the accumulated ChatCompletion " +
 				"keeps no raw JSON (AddChunk copies a tool-call delta's id, type, name and arguments and ignores the JSON " +
 				"metadata), so a call's extra_content cannot be read back",
+			"message_extra_content": "ChatCompletionMessage has no extra_content field and the accumulated ChatCompletion " +
+				"keeps no raw JSON (AddChunk copies a delta's role, content, refusal and tool calls and ignores the JSON " +
+				"metadata), so the message's own extra_content cannot be read back",
 		},
 	}, runChat)
 }

@@ -1,10 +1,18 @@
-// deltacheck driver for the Anthropic TypeScript SDK (`@anthropic-ai/sdk`).
+// deltacheck driver for the Anthropic TypeScript SDK (`@anthropic-ai/sdk`) and its Bedrock client
+// (`@anthropic-ai/bedrock-sdk`).
 //
 // Mode `messages` (anthropic-node): `client.messages.stream(...)` (MessageStream), result from
 // `finalMessage()`, plus its `contentBlock` events (emitted at content_block_stop with the finished
 // block) for tool_use / server_tool_use / mcp_tool_use blocks as `tool_call_done`. The bytes get in through the
 // client's own fetch path: a custom `fetch` given to the Anthropic constructor answers with the
 // fixture's SSE text, so the SDK's own SSE decoder runs.
+//
+// Mode `bedrock` (anthropic-node-bedrock, manifest transport `bedrock-invoke`): the same stream and
+// mapping through `AnthropicBedrock` (dummy AWS credentials, SigV4 signing left on). Its request goes to
+// `/model/{model}/invoke-with-response-stream`; the custom `fetch` answers with the run request's
+// `body_base64`, the fixture's events as InvokeModelWithResponseStream event-stream messages
+// (`application/vnd.amazon.eventstream`), which the Bedrock client's own middleware decodes
+// (`eventStreamToSSEResponse`: the AWS SDK's `de_ResponseStream`) into the SSE that MessageStream reads.
 //
 // The final Message is mapped block by block: text (citations as annotations), thinking (signature
 // as the SDK holds it), redacted_thinking, tool_use / server_tool_use / mcp_tool_use (the SDK's parsed `input`
@@ -15,16 +23,30 @@
 // item ids, custom tools, multiple choices.
 
 import Anthropic from '@anthropic-ai/sdk';
+import { AnthropicBedrock } from '@anthropic-ai/bedrock-sdk';
 import { serve, installedVersion } from '../common/driver.mjs';
 import {
-  FAKE_API_KEY, FAKE_BASE_URL, replayFetch, chunkLocator, orNull, argumentsText, errorType,
+  FAKE_API_KEY, FAKE_BASE_URL, requestFetch, chunkLocator, orNull, argumentsText, errorType,
   textPart, reasoningPart, redactedPart, toolCallPart, serverToolResultPart,
 } from '../common/replay.mjs';
 
-const VERSION = installedVersion(import.meta.url, '@anthropic-ai/sdk');
-if (process.argv[2] !== undefined && process.argv[2] !== 'messages') {
-  console.error('usage: node driver.mjs messages');
+const MODE = process.argv[2] ?? 'messages';
+if (!['messages', 'bedrock'].includes(MODE)) {
+  console.error('usage: node driver.mjs messages|bedrock');
   process.exit(2);
+}
+const SDK_VERSION = installedVersion(import.meta.url, '@anthropic-ai/sdk');
+const BEDROCK_VERSION = installedVersion(import.meta.url, '@anthropic-ai/bedrock-sdk');
+
+/** The client a mode drives, its `fetch` answering with the request's body. */
+function client(request) {
+  const options = { baseURL: FAKE_BASE_URL, maxRetries: 0, timeout: 8000 };
+  if (MODE === 'bedrock') {
+    const fetch = requestFetch(request); // body_base64: the event-stream messages, one read each or at sse_cuts
+    // Dummy credentials and region: the client signs with them (SigV4), nothing checks the signature.
+    return new AnthropicBedrock({ ...options, awsAccessKey: 'test', awsSecretKey: 'test', awsRegion: 'us-east-1', fetch });
+  }
+  return new Anthropic({ ...options, apiKey: FAKE_API_KEY, fetch: requestFetch(request) });
 }
 
 /** The stream's `error` event as the SDK raised it (an APIError with no HTTP status): its `type` and message. */
@@ -62,11 +84,9 @@ function blockToPart(block) {
 async function run(request) {
   const locate = chunkLocator(request.chunks);
   const events = [];
-  const client = new Anthropic({
-    apiKey: FAKE_API_KEY, baseURL: FAKE_BASE_URL, fetch: replayFetch(request.sse, { cuts: request.sse_cuts }), maxRetries: 0, timeout: 8000,
-  });
-  const stream = client.messages.stream({
-    model: 'claude-sonnet-4-5', max_tokens: 1024, messages: [{ role: 'user', content: 'deltacheck' }],
+  const model = MODE === 'bedrock' ? 'anthropic.claude-sonnet-4-5-20250929-v1:0' : 'claude-sonnet-4-5';
+  const stream = client(request).messages.stream({
+    model, max_tokens: 1024, messages: [{ role: 'user', content: 'deltacheck' }],
   });
   stream.on('streamEvent', (event) => { locate(event); });
   stream.on('contentBlock', (block) => {
@@ -95,18 +115,25 @@ async function run(request) {
   };
 }
 
+const CODE_PATHS = {
+  messages: '@anthropic-ai/sdk client.messages.stream() (MessageStream) -> finalMessage(), with its contentBlock '
+    + 'events for tool_use blocks; the SSE bytes come from a custom fetch given to the client, so the SDK\'s own '
+    + 'SSE parser runs',
+  bedrock: `@anthropic-ai/bedrock-sdk AnthropicBedrock().messages.stream() (@anthropic-ai/sdk ${SDK_VERSION} MessageStream) `
+    + '-> finalMessage(), with its contentBlock events for tool_use blocks; a custom fetch given to the client answers '
+    + 'with the InvokeModelWithResponseStream event-stream body, which the client\'s own middleware decodes',
+};
+
 serve({
-  name: process.env.DELTACHECK_ADAPTER_NAME || 'anthropic-node',
-  library: '@anthropic-ai/sdk',
-  version: VERSION,
+  name: process.env.DELTACHECK_ADAPTER_NAME || (MODE === 'bedrock' ? 'anthropic-node-bedrock' : 'anthropic-node'),
+  library: MODE === 'bedrock' ? '@anthropic-ai/bedrock-sdk' : '@anthropic-ai/sdk',
+  version: MODE === 'bedrock' ? BEDROCK_VERSION : SDK_VERSION,
   protocols: ['anthropic-messages'],
   capabilities: ['finish_detail', 'reasoning', 'reasoning_signature', 'annotations', 'server_tools', 'finish_reason', 'usage',
     'error', 'events'],
   capability_notes: {
     flags: "a ToolUseBlock's input is MessageStream's parse of the input JSON; nothing marks an input that was cut off",
   },
-  code_path: '@anthropic-ai/sdk client.messages.stream() (MessageStream) -> finalMessage(), with its contentBlock '
-    + 'events for tool_use blocks; the SSE bytes come from a custom fetch given to the client, so the SDK\'s own '
-    + 'SSE parser runs',
+  code_path: CODE_PATHS[MODE],
   run,
 });

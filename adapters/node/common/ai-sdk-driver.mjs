@@ -1,14 +1,19 @@
-// deltacheck driver for the Vercel AI SDK (`ai` streamText with `@ai-sdk/openai`, `@ai-sdk/anthropic` and
-// `@ai-sdk/openai-compatible`), shared by the folders that pin it ("One source" below).
+// deltacheck driver for the Vercel AI SDK (`ai` streamText with `@ai-sdk/openai`, `@ai-sdk/anthropic`,
+// `@ai-sdk/openai-compatible`, `@ai-sdk/google` and `@ai-sdk/amazon-bedrock`), shared by the folders that pin it
+// ("One source" below).
 //
 // Modes:
 //   openai-chat             ai-sdk-openai-chat: streamText({model: createOpenAI(...).chat(id)})
 //   openai-responses        ai-sdk-openai-responses: streamText({model: createOpenAI(...).responses(id)})
 //   openai-compatible-chat  ai-sdk-openai-compatible-chat: streamText({model: createOpenAICompatible({name, ...}).chatModel(id)})
 //   anthropic               ai-sdk-anthropic: streamText({model: createAnthropic(...)(id)})
+//   google                  ai-sdk-google: streamText({model: createGoogleGenerativeAI(...)(id)}) (../ai-sdk only)
+//   bedrock                 ai-sdk-bedrock: streamText({model: createAmazonBedrock({region, accessKeyId, ...})(id)})
+//                           (../ai-sdk only)
 // The bytes get in through the provider's own fetch path: a custom `fetch` given to the provider's
-// create function answers with the fixture's SSE text, so the provider's SSE parser and chunk schemas
-// run. The whole stream of parts is consumed, then the final result is read.
+// create function answers with the fixture's body (SSE text, or Bedrock's binary event-stream messages), so
+// the provider's own stream decoder and chunk schemas run. The whole stream of parts is consumed, then the
+// final result is read.
 //
 // One source: this module serves both pinned majors, ../ai-sdk (ai 7 with @ai-sdk/* 4) and ../ai-sdk-6
 // (ai 6 with @ai-sdk/* 3, the adapters named `…@6`). Node resolves a bare import (`import * as ai from 'ai'`)
@@ -36,14 +41,31 @@
 // Mapping (never repaired): Chat Completions has no part order on the wire, so the two chat modes read
 // `result.reasoningText` / `result.text` / `result.toolCalls` in the canonical kind order (on
 // openai-chat a call's `extra_content` from its providerMetadata, the SDK's per-call provider fields,
-// under `openai`; @ai-sdk/openai's chat chunk schema keeps no extra_content, so it is never there);
-// the other two read `result.content` in the SDK's order. Tool-call input is the SDK's parsed value
+// under `openai`; @ai-sdk/openai's chat chunk schema keeps no extra_content, so it is never there; the
+// message's own `extra_content`, on the text part, from the step's providerMetadata under the provider's
+// key, `openai` or the compatible provider's name: neither chunk schema reads a delta's extra_content);
+// the others read `result.content` in the SDK's order. Tool-call input is the SDK's parsed value
 // serialised with JSON.stringify (an invalid call the SDK could not parse carries the raw text, passed
 // as is, and its `invalid: true` is the canonical `flagged`).
 // finish_reason is `rawFinishReason` (the provider's value; the normalised `finishReason` is not
 // used), finish_detail is Anthropic's `providerMetadata.anthropic.stopSequence`, or on Responses
 // `rawFinishReason` (there the provider's incomplete_details.reason, or the SDK's own 'error' for a
 // failed response or an error event); usage is `usage.raw`.
+// Gemini: `result.content` in the SDK's order. GoogleGenerativeAILanguageModel.doStream is where the stream is
+// assembled: it joins consecutive text (and thought) parts into one text (reasoning) block whatever their
+// signatures, and streamText keeps the last thoughtSignature a block's deltas carried, in the part's
+// providerMetadata.google; a functionCall part (whole `args`, or Vertex `partialArgs` built up by its
+// GoogleJSONAccumulator) becomes a tool-call part with that metadata, and the SDK makes up an id for a call
+// that has none. finish_reason is `rawFinishReason` (the candidate's finishReason, or a prompt's
+// blockReason), finish_detail `providerMetadata.google.finishMessage`.
+// Bedrock: `result.content` in the SDK's order. AmazonBedrockChatLanguageModel.doStream assembles the ConverseStream
+// (the body decoded by its own @smithy/eventstream-codec decoder, createAmazonBedrockEventStreamDecoder): blocks
+// keyed by contentBlockIndex, a text or reasoning block opened by its first non-empty delta (or by a
+// contentBlockStart without toolUse), a call's input deltas joined and emitted as one tool-call part at its
+// contentBlockStop (input "" becomes "{}"), a reasoning signature in the part's providerMetadata.amazonBedrock
+// (as is the redactedContent of a redacted block, joined and given at its contentBlockStop). The provider is
+// created with SigV4 credentials (region us-east-1, access key and secret `test`), its signing fetch wrapping
+// the replay. finish_reason is `rawFinishReason` (messageStop.stopReason), usage `usage.raw` (metadata.usage).
 // Responses reasoning: the SDK gives one reasoning part per summary part, each with
 // providerMetadata.openai.itemId (and reasoningEncryptedContent); the parts of one item are one
 // reasoning item exactly as the SDK itself turns them back into one when it sends them to the
@@ -65,13 +87,15 @@
 //   openai-responses: finish_reason (rawFinishReason is incomplete_details.reason, the status is
 //     not exposed), refusal (streamed as text).
 //   anthropic: server tools (provider-executed calls and results are reshaped, block types lost).
+//   bedrock: annotations (citation deltas are validated, then dropped), server tools (a server_tool_use call is a
+//     plain tool-call part; a toolResult block has no part of its own).
 // Anthropic annotations are the text part's providerMetadata.anthropic.citations, where the SDK keeps
 // the provider's own citation objects (@ai-sdk/anthropic 3 kept only web search citations there and
 // turned document citations into separate `source` parts only; 4 keeps both).
 
 import { serve, installedVersion } from './driver.mjs';
 import {
-  FAKE_API_KEY, FAKE_BASE_URL, replayFetch, chunkLocator, orNull, argumentsText, errorType,
+  FAKE_API_KEY, FAKE_BASE_URL, requestFetch, chunkLocator, orNull, argumentsText, errorType,
   textPart, reasoningPart, redactedPart, toolCallPart,
 } from './replay.mjs';
 
@@ -88,6 +112,14 @@ const PROVIDERS = {
   anthropic: { create: (module, settings) => module.createAnthropic(settings) },
   'openai-compatible': {
     create: (module, settings) => module.createOpenAICompatible({ ...settings, name: COMPATIBLE_NAME }),
+  },
+  google: { create: (module, settings) => module.createGoogleGenerativeAI(settings), apiVersion: 'v1beta' },
+  // SigV4 with dummy credentials, as a Bedrock user configures it (no apiKey: that is bearer authentication), and
+  // the model path under the base URL (`/model/{id}/converse-stream`).
+  'amazon-bedrock': {
+    create: (module, { fetch }) => module.createAmazonBedrock({
+      region: 'us-east-1', accessKeyId: 'test', secretAccessKey: 'test', baseURL: FAKE_BASE_URL, fetch,
+    }),
   },
 };
 // The provider name given to createOpenAICompatible: the key of its providerMetadata.
@@ -115,6 +147,14 @@ function toolNames(protocol, chunks) {
       }
     } else if (protocol === 'anthropic-messages') {
       if (chunk.type === 'content_block_start' && chunk.content_block?.type === 'tool_use') add(fn, chunk.content_block.name);
+    } else if (protocol === 'gemini') {
+      for (const candidate of Array.isArray(chunk.candidates) ? chunk.candidates : []) {
+        const parts = candidate?.content?.parts;
+        for (const part of Array.isArray(parts) ? parts : []) add(fn, part?.functionCall?.name);
+      }
+    } else if (protocol === 'bedrock-converse') {
+      // A server_tool_use call too: @ai-sdk/amazon-bedrock makes every toolUse block a tool-call part.
+      add(fn, chunk.contentBlockStart?.start?.toolUse?.name);
     }
   }
   for (const name of fn) custom.delete(name);
@@ -176,7 +216,11 @@ async function chatChoice(result, names, mode) {
   const parts = [];
   const reasoning = await result.reasoningText;  // undefined when the SDK produced no reasoning part
   if (typeof reasoning === 'string') parts.push(reasoningPart(reasoning));
-  parts.push(textPart(await result.text));  // "" when the SDK has no text: the comparator omits an empty part
+  const text = textPart(await result.text);  // "" when the SDK has no text: the comparator omits an empty part
+  // The message's own provider fields live in the step's providerMetadata, under the provider's key.
+  const extension = (await result.providerMetadata)?.[mode.metadataKey]?.extra_content;
+  if (extension !== undefined && extension !== null) text.extra_content = extension;
+  parts.push(text);
   for (const call of await result.toolCalls) {
     if (call.providerExecuted) continue;
     const part = toolCallPart('function', orNull(call.toolCallId), null, orNull(call.toolName), callArguments(call),
@@ -256,13 +300,74 @@ async function anthropicChoice(result) {
   };
 }
 
+/** A Gemini part's thoughtSignature, which @ai-sdk/google keeps in the part's providerMetadata.google. */
+const googleSignature = (part) => orNull(part.providerMetadata?.google?.thoughtSignature);
+
+async function geminiChoice(result) {
+  const parts = [];
+  for (const part of await result.content) {
+    if (part.type === 'text') {
+      parts.push({ ...textPart(part.text), signature: googleSignature(part) });
+    } else if (part.type === 'reasoning') {
+      parts.push(reasoningPart(part.text, [], googleSignature(part)));
+    } else if (part.type === 'tool-call' && !part.providerExecuted) {
+      parts.push({
+        ...toolCallPart('function', orNull(part.toolCallId), null, orNull(part.toolName), callArguments(part),
+          part.invalid === true),
+        signature: googleSignature(part),
+      });
+    }
+  }
+  const metadata = await result.providerMetadata;
+  return {
+    index: 0, parts, finish_reason: orNull(await result.rawFinishReason),
+    finish_detail: orNull(metadata?.google?.finishMessage),
+  };
+}
+
+/** A Bedrock reasoning part's fields, which @ai-sdk/amazon-bedrock keeps in its providerMetadata.amazonBedrock. */
+const bedrockReasoning = (part) => part.providerMetadata?.amazonBedrock ?? {};
+
+async function bedrockChoice(result) {
+  const parts = [];
+  for (const part of await result.content) {
+    if (part.type === 'text') {
+      parts.push(textPart(part.text));
+    } else if (part.type === 'reasoning') {
+      const meta = bedrockReasoning(part);
+      if (typeof meta.redactedContent === 'string') parts.push(redactedPart(meta.redactedContent));
+      else if (typeof meta.redactedData === 'string') parts.push(redactedPart(meta.redactedData));
+      else parts.push(reasoningPart(part.text, [], orNull(meta.signature)));
+    } else if (part.type === 'tool-call' && !part.providerExecuted) {
+      parts.push(toolCallPart('function', orNull(part.toolCallId), null, orNull(part.toolName), callArguments(part),
+        part.invalid === true));
+    }
+  }
+  return { index: 0, parts, finish_reason: orNull(await result.rawFinishReason), finish_detail: null };
+}
+
+/**
+ * A Bedrock chunk as @ai-sdk/amazon-bedrock hands it on as a raw chunk: its payload without the padding `p`, which
+ * the provider deletes (createAmazonBedrockEventStreamResponseHandler); only for finding which chunk was consumed.
+ */
+function bedrockRawChunk(chunk) {
+  if (!chunk || typeof chunk !== 'object') return chunk;
+  return Object.fromEntries(Object.entries(chunk).map(([type, payload]) => {
+    if (!payload || typeof payload !== 'object' || Array.isArray(payload)) return [type, payload];
+    const { p: _padding, ...rest } = payload;
+    return [type, rest];
+  }));
+}
+
 // -- running -------------------------------------------------------------------------------------
 
 async function run(mode, providerModule, request) {
+  const family = PROVIDERS[mode.family];
   const settings = {
-    apiKey: FAKE_API_KEY, baseURL: `${FAKE_BASE_URL}/v1`, fetch: replayFetch(request.sse, { cuts: request.sse_cuts }),
+    apiKey: FAKE_API_KEY, baseURL: `${FAKE_BASE_URL}/${family.apiVersion ?? 'v1'}`,
+    fetch: requestFetch(request),
   };
-  const provider = PROVIDERS[mode.family].create(providerModule, settings);
+  const provider = family.create(providerModule, settings);
   const model = mode.model(provider);
   const names = toolNames(request.protocol, request.chunks);
   const tools = declareTools(provider, names);
@@ -272,7 +377,7 @@ async function run(mode, providerModule, request) {
     ...(Object.keys(tools).length ? { tools } : {}),
     onError: () => {},  // error parts are read from the stream below
   });
-  const locate = chunkLocator(request.chunks);
+  const locate = chunkLocator(mode.rawChunk ? request.chunks.map(mode.rawChunk) : request.chunks);
   const errors = [];
   const events = [];
   for await (const part of AI_MAJOR >= 7 ? result.stream : result.fullStream) {
@@ -307,8 +412,9 @@ async function run(mode, providerModule, request) {
 
 const MODES = {
   'openai-chat': {
-    name: 'ai-sdk-openai-chat', family: 'openai', protocols: ['openai-chat'], model: (provider) => provider.chat('gpt-4o'),
-    capabilities: ['reasoning', 'finish_reason', 'usage', 'error', 'events', 'flags', 'extra_content'],
+    name: 'ai-sdk-openai-chat', family: 'openai', metadataKey: 'openai', protocols: ['openai-chat'],
+    model: (provider) => provider.chat('gpt-4o'),
+    capabilities: ['reasoning', 'finish_reason', 'usage', 'error', 'events', 'flags', 'extra_content', 'message_extra_content'],
     capability_notes: {
       refusal: "@ai-sdk/openai's chat model streams refusal deltas as text, indistinguishable from content",
       multiple_choices: "@ai-sdk/openai's chat model reads choices[0] of every chunk",
@@ -340,9 +446,9 @@ const MODES = {
       + 'from a custom fetch, so the provider\'s own SSE parser runs',
   },
   'openai-compatible-chat': {
-    name: 'ai-sdk-openai-compatible-chat', family: 'openai-compatible', protocols: ['openai-chat'],
-    model: (provider) => provider.chatModel('deltacheck'),
-    capabilities: ['reasoning', 'finish_reason', 'usage', 'error', 'events', 'flags'],
+    name: 'ai-sdk-openai-compatible-chat', family: 'openai-compatible', metadataKey: COMPATIBLE_NAME,
+    protocols: ['openai-chat'], model: (provider) => provider.chatModel('deltacheck'),
+    capabilities: ['reasoning', 'finish_reason', 'usage', 'error', 'events', 'flags', 'message_extra_content'],
     capability_notes: {
       refusal: "@ai-sdk/openai-compatible's chat model appends refusal deltas to the text part "
         + '(OpenAICompatibleChatLanguageModel.doStream), indistinguishable from content',
@@ -370,6 +476,38 @@ const MODES = {
       + '(providerMetadata.anthropic signature / redactedData / citations), rawFinishReason, providerMetadata stopSequence '
       + 'and usage.raw, and the provider error and tool-call parts (events) from the stream; the SSE bytes '
       + 'come from a custom fetch, so the provider\'s own SSE parser runs',
+  },
+  google: {
+    name: 'ai-sdk-google', family: 'google', protocols: ['gemini'], model: (provider) => provider('gemini-2.5-flash'),
+    capabilities: ['finish_detail', 'reasoning', 'reasoning_signature', 'finish_reason', 'usage', 'error', 'events', 'flags'],
+    capability_notes: {
+      multiple_choices: "@ai-sdk/google's language model reads candidates[0] of every chunk (GoogleGenerativeAILanguageModel.doStream)",
+    },
+    choice: geminiChoice,
+    code_path: 'ai streamText() with createGoogleGenerativeAI({fetch})(model): the final result\'s content '
+      + '(providerMetadata.google.thoughtSignature on text, reasoning and tool-call parts), rawFinishReason, '
+      + 'providerMetadata.google.finishMessage and usage.raw, and the provider error and tool-call parts (events) '
+      + 'from the stream; the SSE bytes come from a custom fetch, so the provider\'s own SSE parser runs',
+  },
+  bedrock: {
+    name: 'ai-sdk-bedrock', family: 'amazon-bedrock', protocols: ['bedrock-converse'],
+    model: (provider) => provider('us.anthropic.claude-sonnet-4-5-20250929-v1:0'),
+    capabilities: ['reasoning', 'reasoning_signature', 'finish_reason', 'usage', 'error', 'events', 'flags'],
+    capability_notes: {
+      annotations: "@ai-sdk/amazon-bedrock's stream chunk schema accepts a citation delta, but doStream emits nothing "
+        + 'for it (no source part, no providerMetadata), nor does doGenerate keep a citation: its text part has no '
+        + 'place for one',
+      server_tools: "@ai-sdk/amazon-bedrock's toolUse start schema has no `type`, so a server_tool_use call becomes a "
+        + 'plain tool-call part (never providerExecuted), and it has no part for a toolResult block (its start opens a '
+        + 'text block, and its delta matches no member of the delta union of the chunk schema)',
+    },
+    choice: bedrockChoice,
+    rawChunk: bedrockRawChunk,
+    code_path: 'ai streamText() with createAmazonBedrock({region, accessKeyId, secretAccessKey, baseURL, fetch})(model): '
+      + 'the final result\'s content (providerMetadata.amazonBedrock signature / redactedContent on reasoning parts), '
+      + 'rawFinishReason and usage.raw, and the provider error and tool-call parts (events) from the stream; the '
+      + 'event-stream bytes come from a custom fetch under the provider\'s SigV4 signing fetch, so the provider\'s own '
+      + 'event-stream decoder runs',
   },
 };
 

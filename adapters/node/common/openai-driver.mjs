@@ -15,7 +15,7 @@
 //     Reasoning is what the library leaves on the message as the unknown delta fields
 //     `reasoning_content` / `reasoning` (it copies a delta's unknown fields onto the message, each
 //     fragment replacing the last); a call's `extra_content` is the unknown tool-call field it copies
-//     the same way.
+//     the same way, and the message's own `extra_content` (on its text part) the unknown delta field.
 //     The done event carries neither the choice nor the call id: the id is read from the stream's
 //     public `currentChatCompletionSnapshot` at the moment of the event, and the choice is the one the
 //     chunk being processed carries (or, when it carries several, the one whose call matches the
@@ -36,7 +36,7 @@
 
 import { serve, installedVersion } from './driver.mjs';
 import {
-  FAKE_API_KEY, FAKE_BASE_URL, replayFetch, chunkLocator, orNull, argumentsText, errorType,
+  FAKE_API_KEY, FAKE_BASE_URL, requestFetch, chunkLocator, orNull, argumentsText, errorType,
   textPart, refusalPart, reasoningPart, toolCallPart,
 } from './replay.mjs';
 
@@ -48,7 +48,7 @@ let OpenAI;
 
 function client(request) {
   return new OpenAI({
-    apiKey: FAKE_API_KEY, baseURL: `${FAKE_BASE_URL}/v1`, fetch: replayFetch(request.sse, { cuts: request.sse_cuts }),
+    apiKey: FAKE_API_KEY, baseURL: `${FAKE_BASE_URL}/v1`, fetch: requestFetch(request),
     maxRetries: 0, timeout: 8000,
   });
 }
@@ -94,7 +94,13 @@ function chatChoice(choice) {
     if (typeof value === 'string' && !reasoning.includes(value)) reasoning.push(value);
   }
   for (const text of reasoning) parts.push(reasoningPart(text));
-  if (typeof message.content === 'string') parts.push(textPart(message.content));  // "" too: the comparator omits it
+  // The message's own extra_content is an unknown delta field the accumulator copies onto the message, as above.
+  const extension = message.extra_content ?? null;
+  if (typeof message.content === 'string' || extension !== null) {  // "" too: the comparator omits an empty part
+    const text = textPart(typeof message.content === 'string' ? message.content : '');
+    if (extension !== null) text.extra_content = extension;
+    parts.push(text);
+  }
   if (typeof message.refusal === 'string') parts.push(refusalPart(message.refusal));
   for (const call of message.tool_calls ?? []) {
     if (call === undefined) continue;  // a hole in the library's sparse array is not a call
@@ -240,7 +246,8 @@ const MODES = {
   chat: {
     name: 'openai-node-chat',
     protocols: ['openai-chat'],
-    capabilities: ['refusal', 'reasoning', 'finish_reason', 'usage', 'error', 'multiple_choices', 'events', 'extra_content'],
+    capabilities: ['refusal', 'reasoning', 'finish_reason', 'usage', 'error', 'multiple_choices', 'events', 'extra_content',
+      'message_extra_content'],
     capability_notes: { flags: FLAGS_NOTE },
     code_path: 'openai-node client.chat.completions.stream() (ChatCompletionStream) -> finalChatCompletion(), '
       + 'with its tool_calls.function.arguments.done events; the SSE bytes come from a custom fetch '

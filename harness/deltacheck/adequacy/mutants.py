@@ -29,12 +29,12 @@ class adds its assembler under that class's number, renumbering nothing.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from deltacheck.adapter import CAPABILITIES
+from deltacheck.json_spec import is_json
 from deltacheck.model import AssemblyRequest
 from deltacheck.protocols import Protocol, all_protocols
 from deltacheck.reference import flag_calls_that_cannot_run
@@ -117,9 +117,7 @@ def _repairing(base: type) -> type:
             for choice in outcome.result["choices"]:
                 for part in choice["parts"]:
                     if part["type"] == "tool_call" and part["kind"] != "custom" and part["arguments"].strip():
-                        try:
-                            json.loads(part["arguments"])
-                        except ValueError:
+                        if not is_json(part["arguments"]):
                             part["arguments"] = _closed(part["arguments"])
             return outcome
 

@@ -19,12 +19,12 @@ what hypothesis draws (an edit is drawn by its position), so new edits go last.
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from hypothesis import strategies as st
 
+from deltacheck import json_spec
 from deltacheck.model import Fixture
 from deltacheck.protocols import REGISTRY
 
@@ -94,8 +94,5 @@ def swap_with_next(chunks: Chunks, i: int) -> Chunks:
 
 
 def is_json(text: str) -> bool:
-    try:
-        json.loads(text)
-    except ValueError:
-        return False
-    return bool(text)
+    """One whole JSON value (RFC 8259), as everywhere in the harness."""
+    return json_spec.is_json(text)

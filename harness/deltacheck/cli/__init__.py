@@ -13,7 +13,7 @@ import importlib
 import click
 
 import deltacheck
-from deltacheck.files import FileBusy
+from deltacheck.files import FileBusy, OutputUnusable
 from deltacheck.locations import BUNDLED_CORPUS
 
 # name: (module, function, the first paragraph of its docstring)
@@ -140,6 +140,8 @@ class _Commands(click.Group):
             return super().invoke(ctx)
         except FileBusy as exc:
             raise click.ClickException(str(exc)) from None
+        except OutputUnusable as exc:
+            raise click.UsageError(str(exc)) from None
 
 
 @click.group(cls=_Commands)

@@ -128,7 +128,7 @@ def fuzz(
 ):
     """Search other valid (and broken) streams of each fixture for one the adapter fails."""
     from deltacheck.adequacy.fuzz import counterexample_fixture, write_fixture
-    from deltacheck.locations import BUNDLED_CORPUS, CHECKOUT, default_results_dir
+    from deltacheck.locations import BUNDLED_CORPUS, CHECKOUT, default_results_dir, file_stem
 
     if write_fixtures and CHECKOUT is None and Path(corpus_dir).resolve() == BUNDLED_CORPUS.resolve():
         raise click.UsageError(
@@ -147,7 +147,11 @@ def fuzz(
         raise click.ClickException(str(exc)) from None
     described = adapter.describe()
     write_fuzz_results(
-        results_path or default_results_dir() / f"fuzz-{adapter.name}.jsonl", adapter, corpus, findings, examples
+        results_path or default_results_dir() / f"fuzz-{file_stem(adapter.name)}.jsonl",
+        adapter,
+        corpus,
+        findings,
+        examples,
     )
     summarize_fuzz(adapter.name, findings)
     if write_fixtures:

@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from deltacheck.corpus.loader import DEFAULT_CORPUS
+from deltacheck.corpus.loader import DEFAULT_CORPUS, layout_problem
 from deltacheck.driver.subprocess_adapter import DEFAULT_STARTUP_TIMEOUT, SubprocessAdapter
 from deltacheck.errors import ManifestProblem
 
@@ -56,8 +56,9 @@ def _corpus_dir(ctx: click.Context, param: click.Parameter, value: Path) -> Path
     """Refuse a missing or non-corpus directory up front: one usage error, not an empty or broken run."""
     if not value.is_dir():
         raise click.BadParameter(f"{value}: no such directory", ctx, param)
-    if not (value / "fixtures").is_dir():
-        raise click.BadParameter(f"{value}: not a corpus directory (it has no fixtures/ folder)", ctx, param)
+    unusable = layout_problem(value)
+    if unusable is not None:
+        raise click.BadParameter(f"{value}: {unusable}", ctx, param)
     return value
 
 
@@ -151,6 +152,17 @@ def say(label: str, style: str, text: str) -> None:
     line = Text(label, style=style)
     line.append(" " + text)
     console("err").print(line, highlight=False)
+
+
+def say_interrupted(name: str, recorded: int, total: int, running: str, results_path: Path) -> None:
+    """After Ctrl-C (or SIGTERM where a run turns it into one): one line saying so, never the summary table of a run that ended."""
+    during = f", during {running}" if running else ""
+    say(
+        "interrupted",
+        "red",
+        f"{name}: the run was stopped{during}; {recorded} of {total} fixture(s) recorded in {results_path} "
+        "(marked interrupted); no summary",
+    )
 
 
 def warn_manifest_problems() -> list[ManifestProblem]:

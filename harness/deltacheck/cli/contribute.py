@@ -32,7 +32,8 @@ source_option = click.option(
 output_option = click.option(
     "--output",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Where to write the fixture (default: fixtures/<protocol>/<title>-<id>.json in the corpus).",
+    help="Where to write the fixture (default: fixtures/<protocol>/<title>.json in the --corpus checkout; "
+    "with the corpus an installed deltacheck carries, <title>.json in the current directory).",
 )
 
 
@@ -90,7 +91,8 @@ def import_capture(
     The protocol is detected, the stream redacted (ids, model names, fingerprints and free text replaced,
     the same value always by the same replacement, fragment cut points kept), and the exact SSE bytes
     kept when the framing differs from what the harness would render. `expected` is drafted by the
-    reference and the fixture marked unreviewed: lint refuses it until you have checked it.
+    reference and the fixture marked unreviewed: lint refuses it until you have checked it. The draft goes
+    into the corpus's fixtures/<protocol>/ (installed, with the bundled corpus: the current directory).
     """
     corpus = load_corpus(corpus_dir, check_reference=False)
     _check_options(corpus, title, tags)
@@ -111,7 +113,11 @@ def import_capture(
 def new(
     protocol: str, title: str, tags: tuple[str, ...], source: str | None, output: Path | None, corpus_dir: Path
 ) -> None:
-    """Scaffold a hand-written fixture: a fresh id, a minimal stream to replace, marked unreviewed."""
+    """Scaffold a hand-written fixture: a fresh id, a minimal stream to replace, marked unreviewed.
+
+    The draft goes into the corpus's fixtures/<protocol>/ (installed, with the bundled corpus: the current
+    directory).
+    """
     corpus = load_corpus(corpus_dir, check_reference=False)
     _check_options(corpus, title, tags)
     _write(corpus, draft_new(corpus, protocol, title, tags, source), output)

@@ -25,7 +25,8 @@ def lint(corpus_dir: Path) -> None:
     total = len(corpus.fixtures) + len({p.path for p in corpus.problems})
     if corpus.problems:
         click.echo(
-            f"{len(corpus.problems)} problem(s) in {len({p.path for p in corpus.problems})} of {total} file(s)",
+            f"{sum(p.stands_for for p in corpus.problems)} problem(s) in {len({p.path for p in corpus.problems})} "
+            f"of {total} file(s)",
             err=True,
         )
         sys.exit(1)

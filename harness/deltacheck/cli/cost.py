@@ -33,8 +33,8 @@ from deltacheck.cost.timing import (
     measure,
 )
 from deltacheck.errors import DriverFailed, EnvironmentFailed
-from deltacheck.files import FileBusy, locked_for_writing
-from deltacheck.locations import default_results_dir
+from deltacheck.files import FileBusy, locked_for_writing, make_parent_folder
+from deltacheck.locations import default_results_dir, file_stem
 from deltacheck.running.results import ResultsWriter
 
 
@@ -92,7 +92,7 @@ def cost(
     baseline = ReferenceBaseline()
     try:
         with started(adapter):
-            results_path = results_path or default_results_dir() / f"cost-{adapter.name}.jsonl"
+            results_path = results_path or default_results_dir() / f"cost-{file_stem(adapter.name)}.jsonl"
             costs = run_cost(adapter, corpus_dir, specs, results_path, budget, timeout, baseline)
     except (EnvironmentFailed, DriverFailed) as exc:
         raise click.ClickException(str(exc)) from None
@@ -117,7 +117,7 @@ def score_cost(factories: dict[str, Any], corpus_dir: Path, results_dir: Path) -
     baseline = ReferenceBaseline()
     try:
         for name, factory in factories.items():
-            path = results_dir / f"cost-{name}.jsonl"
+            path = results_dir / f"cost-{file_stem(name)}.jsonl"
             try:
                 adapter = factory()
                 with started(adapter):
@@ -142,7 +142,7 @@ def run_cost(
 ) -> list[ScenarioCost]:
     """Measure, write results/cost-<adapter>.jsonl, print a table; the figures of each scenario."""
     implementation = Implementation(adapter)
-    results_path.parent.mkdir(parents=True, exist_ok=True)
+    make_parent_folder(results_path)
     costs: list[ScenarioCost] = []
     with locked_for_writing(results_path) as handle:
         writer = ResultsWriter(handle)
@@ -185,9 +185,15 @@ def run_cost(
         except KeyboardInterrupt:
             interrupted = True
         writer.footer(interrupted=interrupted)
-    print_costs(adapter.name, costs, results_path)
     if interrupted:
+        say(
+            "interrupted",
+            "red",
+            f"{adapter.name}: the cost run was stopped; {len(costs)} scenario(s) measured in "
+            f"{results_path} (marked interrupted); no summary",
+        )
         sys.exit(130)
+    print_costs(adapter.name, costs, results_path)
     return costs
 
 

@@ -15,6 +15,7 @@ from deltacheck.cli.common import (
     corpus_option,
     open_adapter,
     out,
+    split_command,
     started,
     startup_timeout_option,
 )
@@ -22,7 +23,7 @@ from deltacheck.contributing.explain import Explanation, render_markdown, render
 from deltacheck.contributing.repro import REPRO_LANGUAGES
 from deltacheck.corpus.loader import Corpus, load_corpus
 from deltacheck.errors import DriverFailed, EnvironmentFailed
-from deltacheck.model import Fixture
+from deltacheck.model import AssemblyRequest, Fixture
 from deltacheck.running.runner import DEFAULT_TIMEOUT, run_fixtures
 
 
@@ -33,7 +34,8 @@ def load_fixture(corpus_dir: Path, fixture_id: str) -> tuple[Corpus, Fixture]:
         problems = [p for p in corpus.problems if p.fixture_id == fixture_id]
         if problems:
             raise click.ClickException("this fixture does not load: " + "; ".join(map(str, problems)))
-        raise click.ClickException(f"no fixture {fixture_id} in {corpus_dir}")
+        # a usage error (exit 2), as `run` and `fuzz` say of an unknown fixture
+        raise click.UsageError(f"no fixture with id {fixture_id} in {corpus_dir}")
     return corpus, fixture
 
 
@@ -55,7 +57,8 @@ def load_fixture(corpus_dir: Path, fixture_id: str) -> tuple[Corpus, Fixture]:
     "repro_language",
     type=click.Choice(list(REPRO_LANGUAGES)),
     help="Instead, print a standalone script that feeds this fixture's bytes to the library of --adapter "
-    "(default: the provider's own SDK in that language) and prints what it assembled.",
+    "(default: the provider's own SDK in that language; a MODULE:CLASS or file.py:CLASS adapter is inlined) "
+    "or to the driver of --adapter-cmd (python only), prints what it assembled and exits 1 where it diverges.",
 )
 @click.option("--timeout", type=Seconds(), default=DEFAULT_TIMEOUT, show_default=True, help="Seconds for the run.")
 @startup_timeout_option
@@ -78,10 +81,13 @@ def explain(
     if repro_language is not None:
         from deltacheck.contributing.repro import ReproUnavailable, reproduction
 
-        if adapter_cmd is not None:
-            raise click.UsageError("--repro reproduces a bundled adapter's library; it cannot read --adapter-cmd")
+        if adapter_name is not None and adapter_cmd is not None:
+            raise click.UsageError("give at most one of --adapter NAME and --adapter-cmd COMMAND")
+        command = split_command(adapter_cmd) if adapter_cmd is not None else None
         try:
-            script = reproduction(fixture, corpus.cite(fixture.id), repro_language, adapter_name)
+            script = reproduction(
+                fixture, corpus.cite(fixture.id), repro_language, adapter_name, command, startup_timeout
+            )
         except ReproUnavailable as exc:
             raise click.UsageError(str(exc)) from None
         if fmt == "markdown":  # for an issue: the script in a fenced block
@@ -94,9 +100,16 @@ def explain(
     if adapter_name is not None or adapter_cmd is not None:
         explanation = _run(corpus, fixture, adapter_name, adapter_cmd, timeout, startup_timeout)
     if fmt == "markdown":
-        out.print(render_markdown(explanation, fixture.request().sse), markup=False, end="")
+        served = _served_request(fixture, explanation.adapter)
+        out.print(render_markdown(explanation, served.sse, served.binary), markup=False, end="")
     else:
         out.print(render_text(explanation), markup=False)
+
+
+def _served_request(fixture: Fixture, described: dict | None) -> AssemblyRequest:
+    """The request the adapter was given: on the transport it reads, when it declares one that carries the fixture."""
+    transport = (described or {}).get("transport")
+    return fixture.request(transport if fixture.transport_problem(transport) is None else None)
 
 
 def _run(
@@ -141,13 +154,19 @@ def _findings_upstream(adapter: str, record: dict) -> tuple:
 
 
 def _reproduce(fixture_id: str, adapter_name: str | None, adapter_cmd: str | None) -> tuple[str, ...]:
-    """This explanation's command, and the standalone script's when a bundled Python or Node adapter ran."""
+    """This explanation's command, and the standalone script's where one can be written (not JVM or Go adapters)."""
     if adapter_name is None:
-        return (f"deltacheck explain {fixture_id} --adapter-cmd {shlex.quote(str(adapter_cmd))} --format markdown",)
+        given = f"--adapter-cmd {shlex.quote(str(adapter_cmd))}"
+        return (
+            f"deltacheck explain {fixture_id} {given} --format markdown",
+            f"deltacheck explain {fixture_id} {given} --repro python",
+        )
     commands = [f"deltacheck explain {fixture_id} --adapter {adapter_name} --format markdown"]
-    from deltacheck.adapter import registered_adapters
+    from deltacheck.adapter import is_adapter_spec, registered_adapters
     from deltacheck.driver.external import ExternalAdapter
 
+    if is_adapter_spec(adapter_name):
+        return (*commands, f"deltacheck explain {fixture_id} --adapter {shlex.quote(adapter_name)} --repro python")
     factory = registered_adapters().get(adapter_name)
     if isinstance(factory, ExternalAdapter) and factory.manifest.language in REPRO_LANGUAGES:
         language = factory.manifest.language

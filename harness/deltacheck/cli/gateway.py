@@ -15,16 +15,16 @@ import click
 from rich.table import Table
 
 import deltacheck
-from deltacheck.cli.common import Seconds, err, say
+from deltacheck.cli.common import Seconds, err, say, say_interrupted
 from deltacheck.cli.expectations import check_expectations
 from deltacheck.corpus.loader import Corpus
 from deltacheck.errors import EnvironmentFailed
-from deltacheck.files import locked_for_writing, write_text_atomically
+from deltacheck.files import locked_for_writing, make_parent_folder, write_text_atomically
 from deltacheck.gateways.bundled import BundledGateway, find_route, load_gateways
 from deltacheck.gateways.check import check_gateway
 from deltacheck.gateways.proxy import GatewaySession, GatewaySpec, default_path, run_gateway
 from deltacheck.judge.verdict import PASSING, UNSCORED
-from deltacheck.locations import default_results_dir
+from deltacheck.locations import default_results_dir, file_stem
 from deltacheck.protocols import PROTOCOLS
 from deltacheck.reports.export import render_junit
 from deltacheck.running.results import ResultsWriter, read_results
@@ -205,8 +205,8 @@ def run_route(
     session: GatewaySession | None = None,
 ) -> tuple[Counter[str], dict[str, str], Path]:
     """Run one gateway route over the fixtures of its upstream protocol; write and summarise the results."""
-    results_path = results_path or default_results_dir() / f"{spec.name}.jsonl"
-    results_path.parent.mkdir(parents=True, exist_ok=True)
+    results_path = results_path or default_results_dir() / f"{file_stem(spec.name)}.jsonl"
+    make_parent_folder(results_path)
     fixtures = corpus.select({spec.upstream}, ids)
     verdicts: dict[str, str] = {}
     notes: list[str] = []
@@ -245,9 +245,10 @@ def run_route(
         writer.footer(interrupted=interrupted)
     for note in notes:
         say("gateway", "red", note)
-    _summary(spec, writer.counts, results_path)
     if interrupted:
+        say_interrupted(spec.name, sum(writer.counts.values()), len(fixtures), "", results_path)
         sys.exit(130)
+    _summary(spec, writer.counts, results_path)
     return writer.counts, verdicts, results_path
 
 
@@ -290,7 +291,7 @@ def score_gateways(
             continue
         with GatewaySession(specs[0], corpus, bundled.startup_timeout) as session:  # one start for all its routes
             for spec in specs:
-                path = results_dir / f"{spec.name}.jsonl"
+                path = results_dir / f"{file_stem(spec.name)}.jsonl"
                 run_route(spec, corpus, set(), path, timeout, max_timeouts, bundled.startup_timeout, session)
                 written.append(path)
     return written, not_run

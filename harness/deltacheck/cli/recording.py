@@ -10,11 +10,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
 import deltacheck
-from deltacheck.cli.common import err, say
+from deltacheck.cli.common import err, say, say_interrupted
 from deltacheck.corpus.loader import Corpus
 from deltacheck.files import locked_for_writing
 from deltacheck.judge.verdict import PASSING, UNSCORED
-from deltacheck.locations import default_results_dir
+from deltacheck.locations import default_results_dir, file_stem
 from deltacheck.protocols import PROTOCOLS
 from deltacheck.running.results import ResultsWriter
 from deltacheck.running.runner import problem_records, run_fixtures
@@ -30,8 +30,7 @@ def run_and_record(
     max_timeouts: int,
 ) -> tuple[Counter[str], dict[str, str], Path]:
     """Run and record; returns the verdict counts, each fixture's verdict, and the results file."""
-    results_path = results_path or default_results_dir() / f"{adapter.name}.jsonl"
-    results_path.parent.mkdir(parents=True, exist_ok=True)
+    results_path = results_path or default_results_dir() / f"{file_stem(adapter.name)}.jsonl"
     # Only the protocols the adapter speaks: the others are not its business, not skips to list.
     spoken = (protocols or set(PROTOCOLS)) & set(adapter.protocols)
     fixtures = corpus.select(spoken, ids)
@@ -54,7 +53,15 @@ def run_and_record(
             if problem.get("protocol"):
                 by_protocol.setdefault(problem["protocol"], Counter())["skip"] += 1
             say("skip", "yellow", f"{problem['path']}: {problem['message']}")
-        interrupted = False
+        interrupted, running, ran = False, "", 0
+
+        def announce(fixture_id: str) -> None:
+            nonlocal running
+            running = fixture_id
+            writer.running(fixture_id)
+            if err.is_terminal:  # the bar names the fixture running: what stays on screen if the process dies
+                progress.update(task, current=f"running {fixture_id}")
+
         progress = Progress(
             TextColumn("{task.description}"),
             BarColumn(),
@@ -67,11 +74,12 @@ def run_and_record(
         try:
             with progress:
                 task = progress.add_task(adapter.name, total=len(fixtures), current="")
-                for record in run_fixtures(adapter, corpus, fixtures, timeout, max_timeouts):
+                for record in run_fixtures(adapter, corpus, fixtures, timeout, max_timeouts, announce):
                     writer.record(record.to_json())
+                    running, ran = "", ran + 1
                     verdicts[record.verdict.fixture] = record.verdict.verdict
                     by_protocol.setdefault(record.verdict.protocol, Counter())[record.verdict.verdict] += 1
-                    progress.update(task, advance=1, current=record.verdict.fixture)
+                    progress.update(task, advance=1)
                     if record.verdict.verdict not in PASSING | UNSCORED:
                         say(
                             record.verdict.verdict,
@@ -81,9 +89,10 @@ def run_and_record(
         except KeyboardInterrupt:
             interrupted = True
         writer.footer(interrupted=interrupted)
-    print_summary(adapter.name, by_protocol, results_path)
     if interrupted:
+        say_interrupted(adapter.name, ran, len(fixtures), running, results_path)
         sys.exit(130)
+    print_summary(adapter.name, by_protocol, results_path)
     return writer.counts, verdicts, results_path
 
 

@@ -26,6 +26,8 @@ from deltacheck.driver.subprocess_adapter import SubprocessAdapter
 from deltacheck.errors import DriverFailed, EnvironmentFailed
 from deltacheck.files import FileBusy
 from deltacheck.judge.verdict import PASSING, UNSCORED
+from deltacheck.locations import file_stem
+from deltacheck.running.results import running_when_it_ended
 
 # score_gateways with its options bound: the results files written and the routes not run.
 GatewayPhase = Callable[[], "tuple[list[Path], list[str]]"]
@@ -88,7 +90,7 @@ def score_adapters(
     if jobs == 1 or len(names) <= 1:
         outcomes = [job(name, quiet=False) for name in list(factories) + gateway_job]
     else:
-        display = _Display(names, jobs, corpus)
+        display = _Display(names, jobs, corpus, results_dir)
         try:
             with display:
                 run_jobs(names, job, jobs, display)
@@ -150,7 +152,7 @@ class _AdapterJob:
                     self.corpus,
                     set(),
                     set(),
-                    self.results_dir / f"{name}.jsonl",
+                    self.results_dir / f"{file_stem(name)}.jsonl",
                     self.timeout,
                     self.max_timeouts,
                 )
@@ -159,7 +161,11 @@ class _AdapterJob:
                         adapter, self.corpus, self.corpus.fixtures, self.examples, self.timeout, robustness=True
                     )
                     write_fuzz_results(
-                        self.results_dir / f"fuzz-{name}.jsonl", adapter, self.corpus, findings, self.examples
+                        self.results_dir / f"fuzz-{file_stem(name)}.jsonl",
+                        adapter,
+                        self.corpus,
+                        findings,
+                        self.examples,
                     )
                     summarize_fuzz(name, findings)
                     fuzz_failed = sum(f.status == "failed" for f in findings)
@@ -193,10 +199,11 @@ def _stop_behind(adapter: SubprocessAdapter) -> None:
 class _Display:
     """The main process's view of the jobs: one line per finished adapter, one progress display on a terminal."""
 
-    def __init__(self, names: list[str], jobs: int, corpus: Corpus) -> None:
+    def __init__(self, names: list[str], jobs: int, corpus: Corpus, results_dir: Path) -> None:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
         self.outcomes: list[AdapterScore | GatewaysScore] = []
+        self._results_dir = results_dir
         self._running: list[str] = []
         self._progress = Progress(
             TextColumn("adapters"),
@@ -250,6 +257,11 @@ class _Display:
         self._stop(name)
 
     def died(self, name: str, reason: str) -> None:
+        """A worker that died took its adapter's run with it: say which fixture its results file says was running."""
+        results = self._results_dir / f"{name}.jsonl"
+        running = running_when_it_ended(results)
+        if running is not None:
+            reason += f", while fixture {running} was running; the verdicts before it are in {results}"
         self.finished(name, AdapterScore(name, not_run=reason))
 
     def _stop(self, name: str) -> None:

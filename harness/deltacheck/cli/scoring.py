@@ -33,7 +33,7 @@ from deltacheck.corpus.loader import Corpus, load_corpus
 from deltacheck.errors import BadAdapterSpec, DriverFailed, EnvironmentFailed, InvalidResults, UnknownAdapter
 from deltacheck.files import write_text_atomically
 from deltacheck.judge.verdict import PASSING, UNSCORED
-from deltacheck.locations import default_report, default_results_dir
+from deltacheck.locations import default_report, default_results_dir, file_stem
 from deltacheck.protocols import PROTOCOLS
 from deltacheck.reports.adequacy import read_jsonl
 from deltacheck.reports.export import render_html, render_junit
@@ -286,9 +286,9 @@ def score(
     # Once every job above is over: each implementation timed alone, one after another, never beside other work.
     cost_files = _score_cost({n: factories[n] for n in ran}, corpus_dir, results_dir) if with_cost else []
     write_mutation_results(results_dir / "mutants.jsonl", corpus, timeout=5.0)
-    fuzz_files = [results_dir / f"fuzz-{n}.jsonl" for n in ran] if examples else []
+    fuzz_files = [results_dir / f"fuzz-{file_stem(n)}.jsonl" for n in ran] if examples else []
     _write_report(
-        sorted([*(results_dir / f"{n}.jsonl" for n in ran), *gateway_files]),
+        sorted([*(results_dir / f"{file_stem(n)}.jsonl" for n in ran), *gateway_files]),
         corpus,
         output,
         results_dir / "junit.xml",
@@ -380,6 +380,9 @@ def _write_report(
         cost_runs = [read_jsonl(path) for path in cost_files if path.exists()]
     except InvalidResults as exc:
         raise click.ClickException(str(exc)) from None
+    for read in results:  # a partial run is reported as what it is, never as a whole one
+        if read.ending is not None:
+            say("incomplete", "yellow", f"{read.path}: {read.ending}")
     write_text_atomically(
         output,
         render_report(

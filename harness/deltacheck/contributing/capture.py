@@ -23,6 +23,9 @@ from typing import Any
 
 from deltacheck.protocols import PROTOCOLS, all_protocols, protocol, render_stream
 
+# A fixture is a file people read and review in a pull request: a capture above this is refused unread.
+MAX_CAPTURE_BYTES = 4 * 1024 * 1024
+
 
 class BadCapture(Exception):
     """The capture cannot be read; the message names the file and where it stopped matching."""
@@ -71,9 +74,15 @@ class Capture:
 
 def read_capture(path: Path) -> Capture:
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as stream:
+            raw = stream.read(MAX_CAPTURE_BYTES + 1)  # never more than the limit in memory
     except OSError as exc:
         raise BadCapture(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    if len(raw) > MAX_CAPTURE_BYTES:
+        raise BadCapture(
+            f"{path}: larger than {MAX_CAPTURE_BYTES // (1024 * 1024)} MiB, the most a fixture holds; "
+            "cut the capture down to the one response that shows the behaviour"
+        )
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -125,7 +134,9 @@ def _read_jsonl(path: Path, text: str) -> Capture:
             continue
         chunks.append(_json_object(line, f"{path}: line {number}", "expected one chunk per line"))
         numbers.append(f"line {number}")
-    return Capture("jsonl", detect_protocol(chunks, numbers, str(path)), chunks)
+    name = detect_protocol(chunks, numbers, str(path))
+    _one_response(name, chunks, numbers, str(path))
+    return Capture("jsonl", name, chunks)
 
 
 # -- SSE -----------------------------------------------------------------------------------------
@@ -149,9 +160,8 @@ def _read_sse(path: Path | str, text: str, where: str) -> Capture:
     bom = text.startswith("\ufeff")
     lines, rest = _split_lines(text[1:] if bom else text)
     if rest.strip():
-        raise BadCapture(
-            f"{where}: truncated: the last line ({rest[:60]!r}) has no line ending, so the stream stopped mid-event"
-        )
+        # The server closed the stream right after its last line: kept, if that line completes an event.
+        lines.append(SseLine(rest, ""))
     events: list[SseEvent] = []
     current: list[int] = []
     kind, first = "", None
@@ -168,6 +178,11 @@ def _read_sse(path: Path | str, text: str, where: str) -> Capture:
             line.field = ""
             continue
         name, colon, value = line.text.partition(":")
+        if not line.ending and (not colon or name not in ("data", "event", "id", "retry")):
+            raise BadCapture(
+                f"{where}: truncated: the last line ({line.text[:60]!r}) has no line ending, so the stream "
+                "stopped mid-event"
+            )
         if not colon or name not in ("data", "event", "id", "retry"):
             raise BadCapture(
                 f"{where}: line {number} ({line.text[:60]!r}) is not an SSE field; expected "
@@ -179,17 +194,35 @@ def _read_sse(path: Path | str, text: str, where: str) -> Capture:
             current.append(number - 1)
         elif name == "event":
             kind = line.value
+    terminators = {t for p in all_protocols() if (t := p.framing.terminator) is not None}
     if current:
-        raise BadCapture(f"{where}: truncated: the event at line {first} is not closed by a blank line")
-    terminators = {p.framing.terminator for p in all_protocols()} - {None}
+        assert first is not None
+        last = SseEvent(current, kind or "message", first)
+        if not _complete(last.data(lines), terminators):
+            raise BadCapture(f"{where}: truncated: the event at line {first} is not closed by a blank line")
+        # Complete, only its closing blank line is missing (the server closed the stream): the line is added,
+        # so the fixture's bytes are an event stream a client dispatches the last event of.
+        ending = lines[0].ending or "\n"
+        lines[-1].ending = lines[-1].ending or ending
+        lines.append(SseLine("", ending))
+        events.append(last)
     chunks, carriers, labels = [], [], []
+    done_event = None
     for event in events:
         data = event.data(lines)
         if data in terminators:
-            done_at, terminator = event.line_number, data
+            if done_at is not None:
+                raise BadCapture(
+                    f"{where}: line {event.line_number}: a second `data: {data}` (the first at line {done_at}): "
+                    f"{SEVERAL_RESPONSES}"
+                )
+            done_at, terminator, done_event = event.line_number, data, event
             continue
         if done_at is not None:
-            raise BadCapture(f"{where}: line {event.line_number}: an event after `data: {terminator}` (line {done_at})")
+            raise BadCapture(
+                f"{where}: line {event.line_number}: an event after `data: {terminator}` (line {done_at}); "
+                f"if it begins another response, {SEVERAL_RESPONSES}"
+            )
         chunks.append(
             _json_object(data, f"{where}: line {event.line_number}: the event's data", "expected one chunk per event")
         )
@@ -200,8 +233,14 @@ def _read_sse(path: Path | str, text: str, where: str) -> Capture:
             f"{where}: no event carries a JSON chunk; expected `data: {{...}}` lines separated by blank lines"
         )
     name = detect_protocol(chunks, labels, where)
+    _one_response(name, chunks, labels, where)
     own_terminator = protocol(name).framing.terminator
-    if done_at is not None and terminator != own_terminator:
+    if done_event is not None and own_terminator is None:
+        # A gateway appended another protocol's end marker to a stream that has none: not part of this
+        # protocol's stream (its clients never read it), so it is left out of the fixture.
+        _drop_event(lines, done_event)
+        done_at = None
+    elif done_at is not None and terminator != own_terminator:
         ended = _one_of([p.name for p in all_protocols() if p.framing.terminator == terminator])
         raise BadCapture(f"{where}: line {done_at}: `data: {terminator}` ends only an {ended} stream, this is {name}")
     for event, chunk in zip(carriers, chunks):
@@ -213,6 +252,40 @@ def _read_sse(path: Path | str, text: str, where: str) -> Capture:
     # A stream of a protocol that has a terminator, captured without it, ended at EOF.
     stream_end = "terminator" if done_at is not None or own_terminator is None else "eof"
     return Capture("sse", name, chunks, stream_end, lines, carriers, bom)
+
+
+SEVERAL_RESPONSES = (
+    "the capture holds several responses end to end, and a fixture holds one stream: save each response "
+    "in a file of its own and import each"
+)
+
+
+def _complete(data: str, terminators: set[str]) -> bool:
+    """Whether an event's data is whole: a terminator, or JSON text that parses."""
+    if data in terminators:
+        return True
+    try:
+        json.loads(data)
+    except ValueError:
+        return False
+    return True
+
+
+def _drop_event(lines: list[SseLine], event: SseEvent) -> None:
+    """Remove an event's lines, from its first field to the blank line that closes it, from the body."""
+    start = event.line_number - 1
+    end = event.data_lines[-1] + 1
+    while end < len(lines) and lines[end].field is not None:
+        end += 1
+    del lines[start : end + 1]
+
+
+def _one_response(name: str, chunks: list[dict[str, Any]], labels: list[str], where: str) -> None:
+    """A capture of several responses end to end is refused with where each begins."""
+    rules = protocol(name).part("capture")
+    starts = [label for chunk, label in zip(chunks, labels) if rules.starts_response(chunk)]
+    if len(starts) > 1:
+        raise BadCapture(f"{where}: {len(starts)} responses begin (at {', '.join(starts[:5])}); {SEVERAL_RESPONSES}")
 
 
 # -- HAR -----------------------------------------------------------------------------------------

@@ -15,9 +15,17 @@ from typing import Any
 from deltacheck import protocols
 from deltacheck.adequacy.fuzz import format_fixture, new_fixture_id
 from deltacheck.contributing.capture import BadCapture, Capture, read_capture
-from deltacheck.contributing.redact import Cipher, redact_chunks, rewrite_data, scrub_secrets, secret_locations
+from deltacheck.contributing.redact import (
+    Cipher,
+    find_secrets,
+    redact_chunks,
+    rewrite_data,
+    scrub_secrets,
+    secret_locations,
+)
 from deltacheck.corpus.basis import HOW_TO_CHOOSE, PLACEHOLDER
-from deltacheck.corpus.loader import Corpus
+from deltacheck.corpus.loader import Corpus, checked_problems, schema_validators
+from deltacheck.corpus.schema_checks import compiled_checks
 from deltacheck.errors import AssemblyError
 from deltacheck.locations import PACKAGE_DIR
 from deltacheck.reference import assemble
@@ -73,10 +81,14 @@ def draft_from_capture(
     outcome_key, outcome = _outcome(corpus, capture.protocol, chunks, path)
     data[outcome_key] = outcome
     suggested = suggested_tags(outcome, keep_sse) if outcome_key == "expected" else []
-    rejected = ["rejected-stream"] if outcome_key == "rejected" else []  # lint: the tag and `rejected` come together
-    data["tags"] = list(dict.fromkeys([*(tags or suggested), *rejected]))
+    required = ["rejected-stream"] if outcome_key == "rejected" else []  # lint: the tag and `rejected` come together
+    off_schema = _off_schema(corpus, capture.protocol, chunks)
+    if off_schema:  # a real stream is representable: where it breaks the chunk shape, it says so (lint checks both)
+        data["off_schema"] = off_schema
+        required.append("off-schema")
+    data["tags"] = list(dict.fromkeys([*(tags or suggested), *required]))
     data["unreviewed"] = UNREVIEWED.format(how=f"deltacheck import {path.name}")
-    _refuse_secrets(data, path)
+    _refuse_secrets(data, path, _original_text(capture), keep_text)
     return data
 
 
@@ -110,8 +122,8 @@ def _redacted_body(capture: Capture, chunks: list[Any], cipher: Cipher, path: Pa
         rewritten = rewrite_data(data, original, redacted)
         if rewritten is None:
             raise DraftFailed(
-                f"{path}: line {event.line_number}: the event's data repeats a key, so its bytes cannot "
-                "be redacted in place"
+                f"{path}: line {event.line_number}: the event's data repeats a key or does not line up with "
+                "its parsed chunk, so its bytes cannot be redacted in place"
             )
         for index, value in zip(event.data_lines, rewritten.split("\n")):
             line = capture.lines[index]
@@ -143,6 +155,19 @@ def _outcome(corpus: Corpus, protocol: str, chunks: list[Any], path: Path) -> tu
             "matches": re.escape(exc.message),
         }
     return "expected", {k: v for k, v in outcome.result.items() if k != "events"}
+
+
+def _off_schema(corpus: Corpus, protocol: str, chunks: list[Any]) -> list[str]:
+    """The pointers of the chunks' parts the corpus's chunk schema refuses (a shape a real server sent)."""
+    try:
+        check = compiled_checks(str(corpus.root / "schema")).chunks[protocol]
+        validator = schema_validators(str(corpus.root / "schema"))[2][protocol]
+    except (OSError, ValueError, KeyError):
+        return []  # a corpus without a readable schema: lint says so, the draft is written as it is
+    pointers = (
+        p for n, chunk in enumerate(chunks) for p, _ in checked_problems(check, validator, chunk, f"/chunks/{n}")
+    )
+    return sorted(set(pointers))
 
 
 def _corpus_has_rejections(corpus: Corpus) -> bool:
@@ -178,14 +203,45 @@ def suggested_tags(expected: dict[str, Any], transport: bool) -> list[str]:
     return tags or ["finish-reason"]
 
 
-def _refuse_secrets(data: dict[str, Any], path: Path) -> None:
-    found = secret_locations(data)
-    if found:
-        raise DraftFailed(
-            f"{path}: something that looks like an API key or bearer token remains at {found[0]} "
-            "(it is split across chunks, so no single value shows it); nothing was written: "
-            "import without --keep-text, or remove it from the capture"
-        )
+def _original_text(capture: Capture) -> str:
+    """Every string of the capture, and the texts its fragments assemble to: where a key it holds shows."""
+    texts = [json.dumps(capture.chunks, ensure_ascii=False)]
+    try:
+        texts.append(json.dumps(assemble(capture.protocol, capture.chunks).result, ensure_ascii=False))
+    except AssemblyError:
+        pass  # a stream the reference rejects: its chunks are all there is to search
+    return "\n".join(texts)
+
+
+def _refuse_secrets(data: dict[str, Any], path: Path, original: str, keep_text: bool) -> None:
+    """Stop if the draft shows an API key the capture holds. Redacted text that merely reads like one (a long
+    blob, replaced) is no key of the capture's, and is let be."""
+    for pointer in secret_locations(data):
+        value = _at(data, pointer)
+        if any(match.group() in original for match in find_secrets(value)):
+            advice = (
+                "import without --keep-text, or remove it from the capture"
+                if keep_text
+                else "remove it from the capture"
+            )
+            raise DraftFailed(
+                f"{path}: something that looks like an API key or bearer token remains at {pointer} "
+                f"(split across values the import cannot join, so it was not overwritten); nothing was written: {advice}"
+            )
+
+
+def _at(document: Any, pointer: str) -> str:
+    """The string (or key) a pointer from `secret_locations` names."""
+    if pointer == "/":
+        return str(document)
+    for step in pointer.split("/")[1:]:
+        if isinstance(document, list):
+            document = document[int(step)]
+        elif isinstance(document, dict) and step in document:
+            document = document[step]
+        else:
+            return step  # a key that looks like a secret
+    return document if isinstance(document, str) else step
 
 
 def fixture_path(corpus: Corpus, data: dict[str, Any], output: Path | None, titled: bool = True) -> Path:

@@ -9,6 +9,7 @@ its report; one that appears unreported gets what a new report needs beside the 
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from dataclasses import dataclass
@@ -173,7 +174,9 @@ def _code(text: str) -> str:
     return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
-def render_markdown(explanation: Explanation, raw_stream: bytes) -> str:
+def render_markdown(explanation: Explanation, raw_stream: bytes, binary: bool = False) -> str:
+    """The explanation for an issue; `raw_stream` is the body served to the library (`binary`: event-stream
+    messages, shown as base64)."""
     fixture = explanation.fixture
     verdict = explanation.verdict
     head = f"**{explanation.citation}**: {_escape(fixture.title)}"
@@ -187,7 +190,8 @@ def render_markdown(explanation: Explanation, raw_stream: bytes) -> str:
         ("provenance", _escape(_provenance(fixture))),
         *([("basis", _escape(_basis(fixture)))] if fixture.basis else []),
     ]
-    facts += [("reproduces", _escape(link)) for link in fixture.reports]
+    # A `seed:` report names a file of the project's own seed data: nothing a reader elsewhere can open.
+    facts += [("reproduces", _escape(link)) for link in fixture.reports if not link.startswith("seed:")]
     out += [f"- {name}: {value}" for name, value in facts]
     if fixture.comment:
         out += ["", _escape(fixture.comment)]
@@ -229,13 +233,29 @@ def render_markdown(explanation: Explanation, raw_stream: bytes) -> str:
     ]
     out += [
         "",
-        "<details><summary>Raw stream (the exact SSE bytes served to the library)</summary>",
-        "",
-        fence(raw_stream.decode("utf-8", errors="replace"), "text"),
+        *(_raw_binary(raw_stream) if binary else _raw_sse(raw_stream)),
         "",
         "</details>",
     ]
     return "\n".join(out) + "\n"
+
+
+def _raw_sse(body: bytes) -> list[str]:
+    return [
+        "<details><summary>Raw stream (the exact SSE bytes served to the library)</summary>",
+        "",
+        fence(body.decode("utf-8", errors="replace"), "text"),
+    ]
+
+
+def _raw_binary(body: bytes) -> list[str]:
+    text = base64.b64encode(body).decode("ascii")
+    return [
+        "<details><summary>Raw stream (the exact bytes served to the library: binary event-stream messages, "
+        "base64)</summary>",
+        "",
+        fence("\n".join(text[start : start + 76] for start in range(0, len(text), 76)), "text"),
+    ]
 
 
 def _markdown_run(explanation: Explanation, verdict: Verdict) -> list[str]:
@@ -290,7 +310,7 @@ def _markdown_upstream(explanation: Explanation) -> list[str]:
         known = [entry for entry in entries if entry.status in KNOWN]
         for entry in known:
             fixed = f" in {entry.fixed_in}" if entry.fixed_in else ""
-            out.append(f"- {KNOWN[entry.status]}{fixed}: {entry.url} ({_escape(entry.note)})")
+            out.append(f"- {KNOWN[entry.status]}{fixed}: {_escape(entry.url or '')} ({_escape(entry.note)})")
         if known:
             continue
         unreported = True
@@ -312,9 +332,26 @@ def _markdown_upstream(explanation: Explanation) -> list[str]:
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
 
 
+# A URL, or a GitHub reference such as owner/repo#123: pasted into an issue, either links to (and
+# leaves a backlink in) another project's thread. They are shown as code, which GitHub never links.
+_REFERENCE = re.compile(r"https?://[^\s<>`]+|(?<![\w./-])[\w.-]+/[\w.-]+#\d+\b")
+_GITHUB_THREAD = re.compile(r"https?://github\.com/([\w.-]+/[\w.-]+)/(?:issues|pull|discussions)/(\d+)(?:[/?#]\S*)?")
+
+
 def _escape(text: str) -> str:
-    """Library and fixture text shown as itself, never as Markdown or HTML (a heading, list or quote
-    marker at the start of a line is escaped too)."""
+    """Library and fixture text shown as itself: never Markdown or HTML, and never a link (a GitHub
+    issue or PR as `owner/repo#123`, any other URL as code)."""
+    out, last = [], 0
+    for match in _REFERENCE.finditer(text):
+        reference = match.group().rstrip(".,;:)")  # the sentence's punctuation, not the URL's
+        out += [_escape_plain(text[last : match.start()]), _code(_GITHUB_THREAD.sub(r"\1#\2", reference))]
+        last = match.start() + len(reference)
+    return "".join(out) + _escape_plain(text[last:])
+
+
+def _escape_plain(text: str) -> str:
+    """Text shown as itself, never as Markdown or HTML (a heading, list or quote marker at the start
+    of a line is escaped too)."""
     escaped = _MARKDOWN_SPECIAL.sub(r"\\\1", text)
     escaped = re.sub(r"^(\s*)([#+-])", r"\1\\\2", escaped, flags=re.MULTILINE)
     return re.sub(r"^(\s*\d+)\.", r"\1\\.", escaped, flags=re.MULTILINE)

@@ -1,35 +1,43 @@
 """Redact a captured stream so it can be published, without changing what it tests.
 
-Every replaced string goes through one `Cipher`: a keyed substitution of each character by another
-of the same kind (lower-case letter, upper-case letter, digit, a non-ASCII character of the same
-UTF-8 length); everything else (punctuation, spaces, escapes, astral characters) is kept. So:
+Every replaced string goes through one `Cipher`, whose key is random per import and never written:
 
-* the same value always becomes the same replacement, and different values different ones (each
-  character is mapped by a bijection);
-* it works piece by piece: redacting fragments one by one gives the redaction of their join, so a
-  stream cut anywhere (inside a word, an escape, a multi-byte character) is cut at the same points
-  after, and a text the deltas assembled to is the text the redacted deltas assemble to;
-* prefixes that carry meaning (`call_`, `fc_`, `toolu_`, `msg_`, `resp_`, ...) are kept.
+* each character of a value is replaced by one of its own kind (in free text, any printable ASCII
+  character but a quote or a backslash; in an id, model name or opaque token, a letter, digit, `-` or
+  `_`; a non-ASCII character by one of the same UTF-8 length); controls, quotes, backslashes and
+  astral characters are kept;
+* which one is derived (keyed BLAKE2b, a MAC) from the key and everything before it in the value, so
+  the replacement of a letter depends on the whole prefix: guessing one word decodes nothing else, and
+  case, digits, spaces and punctuation are not kept;
+* so the same value always becomes the same replacement, and different values of the same length
+  different ones (at their first difference the prefix is the same, and each position is a bijection);
+* a text streamed in fragments is redacted as the whole text it builds, then cut again at the original
+  points: the text the redacted deltas assemble to is the redaction of the original's, and equals the
+  redaction of that text where a stream repeats it whole (a `.done` event, a final item);
+* prefixes that carry meaning (`call_`, `fc_`, `toolu_`, `msg_`, `resp_`, ...) are kept;
+* an opaque blob sent as base64 (Bedrock's `redactedContent`) has its bytes replaced, each by a keyed
+  other byte, and is written as base64 again, so the stream still decodes.
 
 Tool-call arguments are JSON text cut into fragments: each call's fragments are joined, read as
-JSON (keys and structure kept, string values ciphered, `\\uXXXX` escapes ciphered as escapes), and
-cut again at the original points. Values under structural keys (`type`, `role`, `name`, `status`,
-finish reasons, ...) are kept; with `keep_text` free text (message text, reasoning, tool-argument
-values) is kept too, while ids, model names and fingerprints are still replaced. Whatever looks like
-an API key or a bearer token is overwritten in every mode.
+JSON (keys and structure kept, each string value redacted as a value of its own, `\\uXXXX` escapes
+replaced by escapes), and cut again at the original points. Values under structural keys (`type`,
+`role`, `name`, `status`, finish reasons, ...) are kept; with `keep_text` free text (message text,
+reasoning, tool-argument values) is kept too, while ids, model names and fingerprints are still
+replaced. Whatever looks like an API key or a bearer token is overwritten in every mode.
 
-Which fields hold structure, free text and ids, the prefixes ids carry, and where a tool call's argument
-text arrives in fragments are each protocol's own (`redaction` in its package); the substitution here
-is the same for every protocol.
+Which fields hold structure, free text and ids, the prefixes ids carry, and where a text or a tool
+call's argument text arrives in fragments are each protocol's own (`redaction` in its package); the
+substitution here is the same for every protocol.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
-import random
 import re
 import secrets
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +52,10 @@ STRUCTURAL_KEYS = frozenset().union(*(v.STRUCTURAL_KEYS for v in _VOCABULARIES))
 TEXT_KEYS = frozenset().union(*(v.TEXT_KEYS for v in _VOCABULARIES))
 # Identifiers: a meaningful prefix is kept (the longest, should one extend another), the rest replaced.
 ID_KEYS = frozenset().union(*(v.ID_KEYS for v in _VOCABULARIES))
+# Opaque tokens (model names, signatures, encrypted blobs): replaced by a token of the same length, so they stay one.
+TOKEN_KEYS = frozenset().union(*(v.TOKEN_KEYS for v in _VOCABULARIES))
+# Opaque blobs sent as base64: their bytes replaced, so they stay base64 of the same length.
+BLOB_KEYS = frozenset().union(*(v.BLOB_KEYS for v in _VOCABULARIES))
 MEANINGFUL_PREFIXES = tuple(sorted({p for v in _VOCABULARIES for p in v.ID_PREFIXES}, key=lambda p: (-len(p), p)))
 # A tool call's whole argument JSON text (a string), and arguments already parsed (an object whose keys are the tool's).
 ARGUMENT_TEXT_KEYS = frozenset().union(*(v.ARGUMENT_TEXT_KEYS for v in _VOCABULARIES))
@@ -57,9 +69,6 @@ SECRET = re.compile(
     r"|eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,})"
 )
 SECRET_MARK = "X"
-
-# Non-ASCII ranges whose characters are permuted among themselves (same UTF-8 length; no surrogates).
-_RANGES = ((0x00C0, 0x0800), (0x0800, 0xD800))
 
 
 def _looks_secret(match: re.Match) -> bool:
@@ -77,65 +86,117 @@ def scrub_secrets(text: str) -> str:
     return SECRET.sub(lambda m: SECRET_MARK * len(m.group()) if _looks_secret(m) else m.group(), text)
 
 
-class Cipher:
-    """A keyed bijection on characters, applied one character at a time (see the module docstring)."""
+# The kinds a character is replaced within. Free text: any printable ASCII character but the two that
+# end or escape a JSON string, so argument JSON stays valid and no word shape survives. Tokens (ids, model
+# names, signatures): the characters ids are made of, so a token stays one.
+_TEXT_ASCII = "".join(chr(c) for c in range(0x20, 0x7F) if chr(c) not in '"\\')
+_TOKEN_ASCII = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_"
+_INDEX = {alphabet: {ch: i for i, ch in enumerate(alphabet)} for alphabet in (_TEXT_ASCII, _TOKEN_ASCII)}
+# Non-ASCII characters of two and three UTF-8 bytes (surrogates left out): one range each, replaced within it.
+_TWO_BYTE = (0x80, 0x800)
+_THREE_BYTE = (0x800, 0x10000)
+_SURROGATES = 0xE000 - 0xD800
 
-    def __init__(self, seed: int | None = None) -> None:
-        rng = random.Random(secrets.randbits(64) if seed is None else seed)
-        table: dict[int, int] = {}
-        for alphabet in ("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "0123456789"):
-            shuffled = list(alphabet)
-            while True:
-                rng.shuffle(shuffled)
-                if all(a != b for a, b in zip(alphabet, shuffled)):  # no character stays itself
-                    break
-            table.update({ord(a): ord(b) for a, b in zip(alphabet, shuffled)})
-        self._ascii = table
-        self._affine = []
-        for low, high in _RANGES:
-            # x -> a*x + b (mod size) is a bijection when a is coprime to size, and has no fixed point
-            # (no character stays itself) when gcd(a - 1, size) does not divide b.
-            size = high - low
-            multiplier = rng.randrange(2, size)
-            while _gcd(multiplier, size) != 1 or _gcd(multiplier - 1, size) == 1:
-                multiplier = rng.randrange(2, size)
-            step = _gcd(multiplier - 1, size)
-            offset = rng.randrange(1, size)
-            while offset % step == 0:
-                offset = rng.randrange(1, size)
-            self._affine.append((low, high, multiplier, offset))
+
+class Keystream:
+    """One value's replacement, character by character: each replacement is keyed by the whole prefix."""
+
+    __slots__ = ("_alphabet", "_index", "_mac", "_state")
+
+    def __init__(self, mac: Any, alphabet: str) -> None:
+        self._mac = mac
+        self._alphabet = alphabet
+        self._index = _INDEX[alphabet]
+        start = mac.copy()
+        start.update(alphabet.encode())  # a value's first character is keyed too, and by its kind
+        self._state = start.digest()
+
+    def _shift(self, size: int) -> int:
+        """1..size-1, from the MAC of the prefix so far: never 0, so no character stays itself."""
+        return 1 + int.from_bytes(self._state[:8], "big") % (size - 1)
 
     def char(self, code: int) -> int:
+        ch = chr(code)
         if code < 0x80:
-            return self._ascii.get(code, code)
-        for low, high, multiplier, offset in self._affine:
-            if low <= code < high:
-                return low + (multiplier * (code - low) + offset) % (high - low)
-        return code
+            position = self._index.get(ch)
+            new = (
+                code
+                if position is None
+                else ord(self._alphabet[(position + self._shift(len(self._alphabet))) % len(self._alphabet)])
+            )
+        elif code < _TWO_BYTE[1]:
+            size = _TWO_BYTE[1] - _TWO_BYTE[0]
+            new = _TWO_BYTE[0] + (code - _TWO_BYTE[0] + self._shift(size)) % size
+        elif code < _THREE_BYTE[1] and not 0xD800 <= code < 0xE000:
+            size = _THREE_BYTE[1] - _THREE_BYTE[0] - _SURROGATES
+            position = code - _THREE_BYTE[0] - (_SURROGATES if code >= 0xE000 else 0)
+            new = (position + self._shift(size)) % size + _THREE_BYTE[0]
+            new += _SURROGATES if new >= 0xD800 else 0
+        else:  # astral characters and lone surrogates: kept (a pair may be cut between two escapes)
+            new = code
+        mac = self._mac.copy()
+        mac.update(self._state + code.to_bytes(3, "big"))
+        self._state = mac.digest()
+        return new
 
     def text(self, value: str) -> str:
-        return "".join(chr(self.char(ord(ch))) for ch in value)
+        return "".join([chr(self.char(ord(ch))) for ch in value])
+
+    def octets(self, value: bytes) -> bytes:
+        """Bytes (an opaque blob's): each replaced by another byte, keyed by the prefix as characters are."""
+        out = bytearray()
+        for octet in value:
+            out.append((octet + self._shift(256)) % 256)
+            mac = self._mac.copy()
+            mac.update(self._state + octet.to_bytes(3, "big"))
+            self._state = mac.digest()
+        return bytes(out)
+
+
+class Cipher:
+    """Keyed replacement of values (see the module docstring); `seed` makes it reproducible, for tests."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        key = secrets.token_bytes(32) if seed is None else hashlib.sha256(f"deltacheck-test-{seed}".encode()).digest()
+        self._mac = hashlib.blake2b(key=key, digest_size=16)
+
+    def stream(self, token: bool = False) -> Keystream:
+        return Keystream(self._mac, _TOKEN_ASCII if token else _TEXT_ASCII)
+
+    def text(self, value: str) -> str:
+        return self.stream().text(value)
+
+    def token(self, value: str) -> str:
+        """An opaque token (a model name, a signature): it stays made of the characters ids are made of."""
+        return self.stream(token=True).text(value)
+
+    def blob(self, value: str) -> str:
+        """A base64 blob (Bedrock's redactedContent): its bytes replaced, written as base64 again, so the
+        stream still decodes; a value that is not base64 is replaced as a token."""
+        try:
+            data = base64.b64decode(value, validate=True)
+        except ValueError:
+            return self.token(value)
+        return base64.b64encode(self.stream(token=True).octets(data)).decode("ascii")
 
     def identifier(self, value: str) -> str:
-        """A prefix that carries meaning is kept; the rest is ciphered."""
+        """A prefix that carries meaning is kept; the rest is replaced as a token."""
         prefix = next((p for p in MEANINGFUL_PREFIXES if value.startswith(p)), "")
-        return prefix + self.text(value[len(prefix) :])
+        return prefix + self.token(value[len(prefix) :])
 
 
-def _gcd(a: int, b: int) -> int:
-    while b:
-        a, b = b, a % b
-    return a
+_SHORT_ESCAPES = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
 
-def redact_json_text(text: str, replace: Callable[[str], str]) -> str:
-    """JSON text (complete or cut anywhere) with every string value's characters passed through `replace`.
+def redact_json_text(text: str, cipher: Cipher) -> str:
+    """JSON text (complete or cut anywhere) with every string value redacted as a value of its own.
 
-    Keys, structure, numbers, literals and escape sequences stay; `\\uXXXX` escapes of letters, digits and
+    Keys, structure, numbers, literals and short escapes stay; `\\uXXXX` escapes of letters, digits and
     non-ASCII characters are replaced by the escape of the replaced character. The result has the same
     length, so every position in it corresponds to the same position in `text`.
     """
     out: list[str] = []
+    stream = cipher.stream()
     stack: list[str] = []
     expect_key = False
     in_string = is_key = False
@@ -146,6 +207,7 @@ def redact_json_text(text: str, replace: Callable[[str], str]) -> str:
             out.append(ch)
             if ch == '"':
                 in_string, is_key = True, bool(stack) and stack[-1] == "{" and expect_key
+                stream = cipher.stream()  # each string value is a value of its own
             elif ch in "{[":
                 stack.append(ch)
                 expect_key = ch == "{"
@@ -170,17 +232,19 @@ def redact_json_text(text: str, replace: Callable[[str], str]) -> str:
                 if is_key or 0xD800 <= code < 0xE000:
                     out.append(escape)
                 else:
-                    new = ord(replace(chr(code)))
+                    new = stream.char(code)
                     digits = f"{new:04x}"
                     out.append("\\u" + (digits.upper() if escape[2:].isupper() else digits))
                 i += 6
             else:  # a short escape, or one cut off by the end of the text: kept as it is
                 partial = re.match(r"\\u[0-9A-Fa-f]{0,3}\Z", text[i:])
                 piece = partial.group() if partial else text[i : i + 2]
+                if not is_key and len(piece) == 2:
+                    stream.char(ord(_SHORT_ESCAPES.get(piece[1], piece[1])))  # kept, but part of the prefix
                 out.append(piece)
                 i += len(piece)
         else:
-            out.append(ch if is_key else replace(ch))
+            out.append(ch if is_key else chr(stream.char(ord(ch))))
             i += 1
     return "".join(out)
 
@@ -191,21 +255,25 @@ class Redactor:
 
     cipher: Cipher
     keep_text: bool = False
-    # Argument fragments already redacted as part of their call's whole text: id(holder dict) -> {key: text}.
+    # Fragments already redacted as part of the whole text they build: id(holder dict) -> {key: text}.
     fragments: dict[int, dict[str, str]] = field(default_factory=dict)
 
     def string(self, key: str | None, value: str) -> str:
         value = scrub_secrets(value)
         if key in STRUCTURAL_KEYS or (self.keep_text and key in TEXT_KEYS):
             return value
-        return self.cipher.identifier(value) if key in ID_KEYS else self.cipher.text(value)
+        if key in ID_KEYS:
+            return self.cipher.identifier(value)
+        if key in BLOB_KEYS:
+            return self.cipher.blob(value)
+        return self.cipher.token(value) if key in TOKEN_KEYS else self.cipher.text(value)
 
     def arguments(self, value: str) -> str:
         """Argument JSON text: string values replaced, everything else kept, the length unchanged."""
         value = scrub_secrets(value)
         if self.keep_text:
             return value
-        return redact_json_text(value, self.cipher.text)
+        return redact_json_text(value, self.cipher)
 
     def json_value(self, value: Any) -> Any:
         """Parsed tool input: keys kept, string values replaced as argument values are."""
@@ -245,19 +313,46 @@ class Redactor:
 def redact_chunks(protocol: str, chunks: list[Any], cipher: Cipher, keep_text: bool = False) -> list[Any]:
     """The chunks redacted (a new list; the input is not changed)."""
     redactor = Redactor(cipher, keep_text)
-    # Argument fragments first: each call's fragments are read as one JSON text, then cut where they were.
-    calls: dict[tuple, list[tuple[Any, str]]] = {}
-    for call, holder, key in protocols.protocol(protocol).part("redaction").argument_fragments(chunks):
-        calls.setdefault(call, []).append((holder, key))
-    for pieces in calls.values():
-        for text, places in _runs(pieces):
-            redacted = redactor.arguments(text)
-            for holder, key, start, end in places:
-                redactor.fragments.setdefault(id(holder), {})[key] = redacted[start:end]
+    vocabulary = protocols.protocol(protocol).part("redaction")
+    # Fragments first: each call's argument fragments are read as one JSON text, each streamed text as the
+    # text it builds; both are redacted whole (an API key split across them included), then cut where they were.
+    # (Only argument text is ever re-sent whole: a text delta is always appended, as the references read it.)
+    for fragments, redact, resends in (
+        (vocabulary.argument_fragments(chunks), lambda key, text: redactor.arguments(text), True),
+        (vocabulary.text_fragments(chunks), redactor.string, False),
+    ):
+        groups: dict[tuple, list[tuple[Any, str]]] = {}
+        for group, holder, key in fragments:
+            groups.setdefault(group, []).append((holder, key))
+        for pieces in groups.values():
+            for text, places in _runs(pieces, resends):
+                redacted = redact(pieces[0][1], text)
+                for holder, key, start, end in places:
+                    redactor.fragments.setdefault(id(holder), {})[key] = redacted[start:end]
+    _redact_blobs(vocabulary.blob_fragments(chunks), redactor)
     return [redactor.walk(chunk) for chunk in chunks]
 
 
-def _runs(pieces: list[tuple[Any, str]]) -> list[tuple[str, list[tuple[Any, str, int, int]]]]:
+def _redact_blobs(fragments: Iterator[tuple[tuple, Any, str]], redactor: Redactor) -> None:
+    """A blob streamed in base64 fragments is redacted as the bytes they build, then cut where each
+    fragment's bytes were and written as base64 again: the blob the redacted fragments build is the
+    redaction of the whole (a fragment that is not base64 is replaced as a value of its own)."""
+    groups: dict[tuple, list[tuple[Any, str, bytes]]] = {}
+    for group, holder, key in fragments:
+        try:
+            groups.setdefault(group, []).append((holder, key, base64.b64decode(holder[key], validate=True)))
+        except ValueError:
+            continue
+    for pieces in groups.values():
+        whole = redactor.cipher.stream(token=True).octets(b"".join(data for _, _, data in pieces))
+        start = 0
+        for holder, key, data in pieces:
+            piece = whole[start : start + len(data)]
+            redactor.fragments.setdefault(id(holder), {})[key] = base64.b64encode(piece).decode("ascii")
+            start += len(data)
+
+
+def _runs(pieces: list[tuple[Any, str]], resends: bool = True) -> list[tuple[str, list[tuple[Any, str, int, int]]]]:
     """A call's fragments as the texts they build: each fragment continues the text so far, except one
     that re-sends the whole text so far and more (cumulative streaming), which starts the text anew.
 
@@ -268,7 +363,7 @@ def _runs(pieces: list[tuple[Any, str]]) -> list[tuple[str, list[tuple[Any, str,
     so_far = ""
     for holder, key in pieces:
         fragment = holder[key]
-        if not runs or (so_far and fragment.startswith(so_far)):
+        if not runs or (resends and so_far and fragment.startswith(so_far)):
             runs.append(([], []))
             so_far = ""
         texts, places = runs[-1]
@@ -336,6 +431,40 @@ def rewrite_data(raw: str, original: Any, redacted: Any) -> str | None:
         else:
             ascii_only = token.isascii() and "\\u" in token
             out.append(json.dumps(new, ensure_ascii=ascii_only))
+        last = match.end()
+    out.append(raw[last:])
+    return _rewrite_bytes_arrays("".join(out), redacted)
+
+
+_BYTES_ARRAY = re.compile(r'("bytes"\s*:\s*)\[([^\[\]]*)\]')
+
+
+def _bytes_arrays_in_order(value: Any) -> Iterator[list[Any]]:
+    """Every logprob `bytes` array (a list under the key `bytes`) of a parsed document, in document order."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if k == "bytes" and isinstance(v, list):
+                yield v
+            else:
+                yield from _bytes_arrays_in_order(v)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _bytes_arrays_in_order(item)
+
+
+def _rewrite_bytes_arrays(raw: str, redacted: Any) -> str | None:
+    """Logprob `bytes` arrays spell their token in numbers: each rewritten to spell the redacted token, in the
+    layout it had (the original bytes would spell the original text back)."""
+    arrays = list(_bytes_arrays_in_order(redacted))
+    if not arrays:
+        return raw
+    matches = list(_BYTES_ARRAY.finditer(raw))
+    if len(matches) != len(arrays):
+        return None
+    out, last = [], 0
+    for match, numbers in zip(matches, arrays):
+        separator = ", " if ", " in match.group(2) else ","
+        out.append(raw[last : match.start()] + match.group(1) + "[" + separator.join(str(n) for n in numbers) + "]")
         last = match.end()
     out.append(raw[last:])
     return "".join(out)

@@ -7,6 +7,7 @@ same message), while all other fixtures load.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Iterable
@@ -16,11 +17,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from deltacheck.corpus.basis import HOW_TO_CHOOSE, basis_problems, read_servers
-from deltacheck.corpus.schema_checks import Check, compiled_checks
-from deltacheck.errors import AssemblyError, FixtureProblem
+from deltacheck.corpus.schema_checks import SCHEMA_FILES, Check, compiled_checks
+from deltacheck.errors import AssemblyError, FixtureProblem, capped_problems
+from deltacheck.json_spec import NotJson, finite_float, refuse_non_json_word
 from deltacheck.judge.compare import MISSING, compare, is_no_arguments, json_equal, normalised, resolve_pointer
 from deltacheck.locations import BUNDLED_CORPUS as DEFAULT_CORPUS
-from deltacheck.model import Fixture
+from deltacheck.model import Fixture, frames_body
 from deltacheck.protocols import PROTOCOLS, all_protocols, decode_stream, protocol
 from deltacheck.reference import ReferenceOutcome, assemble
 
@@ -145,14 +147,20 @@ def checked_problems(
     return [] if check(document) else schema_problems(validator, document, prefix)
 
 
+# The most schema violations one document is asked about: every caller shows a few, and an adapter's result
+# with 100,000 broken parts would otherwise cost minutes and gigabytes of jsonschema errors (bench/reliability.py).
+PROBLEMS_ASKED = 20
+
+
 def schema_problems(
     validator: SchemaValidator | jsonschema.Validator, document: Any, prefix: str = ""
 ) -> list[tuple[str, str]]:
-    """(JSON pointer, message) for every schema violation, most specific first."""
+    """(JSON pointer, message) for the first PROBLEMS_ASKED schema violations, most specific first."""
     from jsonschema.exceptions import best_match  # noqa: PLC0415 - see SchemaValidator
 
     out = []
-    for error in sorted(validator.iter_errors(document), key=lambda e: list(map(str, e.absolute_path))):
+    first = itertools.islice(validator.iter_errors(document), PROBLEMS_ASKED)
+    for error in sorted(first, key=lambda e: list(map(str, e.absolute_path))):
         best = error
         while best.validator in ("anyOf", "oneOf") and best.context:  # say which branch came closest
             best = best_match(_branch_for_type(best))
@@ -172,8 +180,38 @@ def _branch_for_type(error: jsonschema.ValidationError) -> list[jsonschema.Valid
     return list(error.context)
 
 
+class NotACorpus(ValueError):
+    """A directory the corpus cannot be read from at all (no fixtures/ inside it, no readable schema)."""
+
+
+def layout_problem(root: Path) -> str | None:
+    """Why `root` is no corpus directory, in a few words; None when its layout is a corpus's."""
+    fixtures = root / "fixtures"
+    if not fixtures.is_dir():
+        return "not a corpus directory (it has no fixtures/ folder)"
+    if not fixtures.resolve().is_relative_to(root.resolve()):
+        return f"fixtures/ is a link to {fixtures.resolve()}, outside the corpus; a corpus is what its directory holds"
+    for name in SCHEMA_FILES:
+        schema = root / "schema" / name
+        try:
+            document = json.loads(schema.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as exc:
+            return f"not a corpus directory: schema/{name} unreadable ({getattr(exc, 'strerror', None) or exc})"
+        except ValueError as exc:
+            return f"not a corpus directory: schema/{name} is not JSON ({exc})"
+        if not isinstance(document, dict) or not isinstance(document.get("$id"), str):
+            return f"not a corpus directory: schema/{name} is no JSON schema with an $id"
+    return None
+
+
 def load_corpus(root: Path | str = DEFAULT_CORPUS, check_reference: bool = True) -> Corpus:
+    """The corpus in `root`: its fixtures, and a problem for every file that is not one.
+
+    Raises NotACorpus when the directory itself cannot be a corpus (see `layout_problem`)."""
     root = Path(root)
+    unusable = layout_problem(root)
+    if unusable is not None:
+        raise NotACorpus(f"{root}: {unusable}")
     problems: list[FixtureProblem] = []
     version = _read_version(root, problems)
     tags = _read_tags(root, problems)
@@ -187,7 +225,7 @@ def load_corpus(root: Path | str = DEFAULT_CORPUS, check_reference: bool = True)
     inside = root.resolve()
     for path in sorted((root / "fixtures").rglob("*.json")):
         rel = str(path.relative_to(root.parent)) if root.parent in path.parents else str(path)
-        if path.is_symlink() and not path.resolve().is_relative_to(inside):
+        if not path.resolve().is_relative_to(inside):  # a link to the file, or to a folder holding it
             # A corpus is what its directory holds: a link must not pull in (or leak) a file from elsewhere.
             problems.append(FixtureProblem(rel, None, "/", "symlink to a file outside the corpus; not loaded"))
             continue
@@ -209,7 +247,7 @@ def load_corpus(root: Path | str = DEFAULT_CORPUS, check_reference: bool = True)
                 None,
                 [FixtureProblem(rel, None, "/", "nested too deeply to check (deeper than Python's recursion limit)")],
             )
-        problems.extend(found)
+        problems.extend(capped_problems(found))
         if fixture is not None and not found:
             corpus.fixtures.append(fixture)
     _check_duplicates(corpus, seen)
@@ -245,15 +283,19 @@ def _check_file(path: Path, rel: str, schemas, vocabularies, retired, seen, chec
 
     try:
         text = path.read_text(encoding="utf-8")
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=refuse_non_json_word, parse_float=finite_float)
     except OSError as exc:  # unreadable, or a dangling link
         return None, [problem("/", f"unreadable: {exc.strerror or exc}")]
     except UnicodeDecodeError as exc:
         return None, [problem("/", f"not UTF-8: {exc}")]
     except json.JSONDecodeError as exc:
         return None, [problem("/", f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")]
-    except ValueError as exc:  # valid JSON Python will not read: an integer over sys.get_int_max_str_digits() digits
-        return None, [problem("/", f"not readable as JSON: {exc}")]
+    except NotJson as exc:  # a bare NaN or Infinity, which json.loads alone would take
+        return None, [problem("/", f"not JSON: {exc}")]
+    except (
+        ValueError
+    ) as exc:  # JSON the harness cannot hold: an integer over sys.get_int_max_str_digits() digits, 1e400
+        return None, [problem("/", f"JSON the harness cannot read: {exc}")]
     fid = data.get("id") if isinstance(data, dict) and isinstance(data.get("id"), str) else None
     # A lone surrogate (a JSON escape such as \ud800 with no partner) is no Unicode text: lint's output,
     # the results file and the SSE served to an adapter are all UTF-8, so it is a problem of this file,
@@ -308,7 +350,7 @@ def _check_file(path: Path, rel: str, schemas, vocabularies, retired, seen, chec
                 fid,
             )
         )
-    if "sse" in data:
+    if "sse" in data or "frames" in data:
         found.extend(problem(p, m, fid) for p, m in _raw_sse_problems(data))
     if "sse_cuts" in data:
         found.extend(problem(p, m, fid) for p, m in _cut_problems(data))
@@ -393,30 +435,53 @@ def _escaped(text: str) -> str:
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
+def _own_body(data: dict[str, Any]) -> tuple[str, bytes]:
+    """(the field that holds it, the body) of a transport fixture: `sse` text, or a binary framing's `frames`."""
+    if "sse" in data:
+        return "/sse", data["sse"].encode("utf-8")
+    return "/frames", frames_body(data["frames"])
+
+
 def _raw_sse_problems(data: dict[str, Any]) -> list[tuple[str, str]]:
-    """A transport fixture's raw text must decode to exactly its chunks (and its terminator)."""
+    """A transport fixture's own body must decode to exactly its chunks (and its terminator): SSE text for a
+    protocol on SSE, base64 `frames` for one whose framing is binary."""
+    binary = getattr(protocol(data["protocol"]).framing, "binary", False)
+    if binary != ("frames" in data) or "sse" in data and "frames" in data:
+        wanted = "`frames` (its messages, base64)" if binary else "`sse` (its SSE text)"
+        return [
+            ("/frames" if "frames" in data else "/sse", f"a {data['protocol']} fixture carries its body as {wanted}")
+        ]
     try:
-        decoded, done = decode_stream(data["protocol"], data["sse"].encode("utf-8"))
+        where, body = _own_body(data)
     except ValueError as exc:
-        return [("/sse", f"an event's data is not JSON: {exc}")]
+        return [("/frames", f"a frame is not base64: {exc}")]
+    try:
+        decoded, done = decode_stream(data["protocol"], body)
+    except ValueError as exc:
+        return [(where, f"an event's data is not JSON: {exc}")]
     out = []
     if len(decoded) != len(data["chunks"]):
-        out.append(("/sse", f"decodes to {len(decoded)} chunks, the fixture lists {len(data['chunks'])}"))
+        out.append((where, f"decodes to {len(decoded)} chunks, the fixture lists {len(data['chunks'])}"))
     for position, (got, want) in enumerate(zip(decoded, data["chunks"])):
         if not json_equal(got, want):
-            out.append(("/sse", f"event {position} decodes to something other than /chunks/{position}"))
+            out.append((where, f"event {position} decodes to something other than /chunks/{position}"))
             break
     terminator = protocol(data["protocol"]).framing.terminator
     if terminator is not None and done != (data.get("stream_end", "terminator") == "terminator"):
-        out.append(("/sse", f"its {terminator} disagrees with `stream_end`"))
+        out.append((where, f"its {terminator} disagrees with `stream_end`"))
     return out
 
 
 def _cut_problems(data: dict[str, Any]) -> list[tuple[str, str]]:
     """Byte-level cuts need the fixture's own bytes, and must fall inside them, in order."""
-    if "sse" not in data:
-        return [("/sse_cuts", "cuts are byte offsets into `sse`; this fixture has no `sse`")]
-    size = len(data["sse"].encode("utf-8"))
+    if "sse" not in data and "frames" not in data:
+        return [
+            ("/sse_cuts", "cuts are byte offsets into the fixture's own body; this fixture has no `sse` or `frames`")
+        ]
+    try:
+        size = len(_own_body(data)[1])
+    except ValueError:
+        return []  # reported once, at /frames
     cuts = data["sse_cuts"]
     if any(b <= a for a, b in zip(cuts, cuts[1:])):
         return [("/sse_cuts", "offsets must increase strictly")]

@@ -28,6 +28,9 @@ server sends it, and declares:
     joined_fragments(chunks)      each part's fragments joined, keyed by part, and nothing else
                                   checked: the minimal loop bench/reference_scaling.py times the
                                   reference against
+    arguments(text) (optional)    a call's arguments as its assembled result spells them, where the
+                                  wire carries them as values rather than as the JSON text (default:
+                                  the text itself)
 """
 
 from __future__ import annotations
@@ -156,10 +159,16 @@ class Scenario:
                 "id": call["id"],
                 "item_id": call["item_id"] if item_ids else None,
                 "name": call["name"],
-                "arguments": call["arguments"],
+                "arguments": self.assembled_arguments(call),
             }
             for call in self.calls
         ]
+
+    def assembled_arguments(self, call: dict[str, Any]) -> str:
+        """A call's arguments as the assembled result spells them (the protocol's `arguments`, if it has one)."""
+        spelled = getattr(layout(self.protocol), "arguments", None)
+        text: str = call["arguments"]
+        return spelled(text) if spelled is not None else text
 
     def expected_result(self) -> dict[str, Any]:
         """The whole canonical result (CONTRACT.md 3.1): parts, finish reason and usage as put on the wire."""
@@ -189,7 +198,7 @@ class Scenario:
         if result.get("error") is not None:
             return f"error {result['error']!r}"
         completed = sorted((e["id"], e["name"], e["arguments"]) for e in result.get("events", []))
-        wanted = sorted((c["id"], c["name"], c["arguments"]) for c in self.calls)
+        wanted = sorted((c["id"], c["name"], self.assembled_arguments(c)) for c in self.calls)
         if completed != wanted:
             return f"{len(completed)} tool_call_done events, {len(wanted)} expected, or with other values"
         return None

@@ -12,6 +12,7 @@ import dataclasses
 import json
 from dataclasses import dataclass
 from functools import cache
+from itertools import accumulate
 from pathlib import Path
 
 from deltacheck.corpus.schema_checks import compiled_schema_check
@@ -58,16 +59,14 @@ class ScenarioSpec:
         return ReferenceOutcome(result=scenario.expected_result(), last_fragment=dict(scenario.last_fragment))
 
 
-def served_request(fixture: Fixture) -> AssemblyRequest:
-    """The request as a server sends it: the SSE body rendered up front (never inside a timed run) and
-    cut after every event, so every driver hands its client one event per network read (a driver's own
-    default may be a few large reads, which would blame a library for the replay's chunking)."""
-    plain = fixture.request()
+def served_request(fixture: Fixture, transport: str | None = None) -> AssemblyRequest:
+    """The request as a server sends it: the body rendered up front (never inside a timed run), on the wire the
+    adapter reads (`transport`), and cut after every event (SSE) or message (a binary framing), so every driver
+    hands its client one event per network read (a driver's own default may be a few large reads, which would
+    blame a library for the replay's chunking)."""
+    plain = fixture.request(transport)
     body = plain.sse
-    cuts, start = [], 0
-    while (end := body.find(b"\n\n", start)) >= 0 and end + 2 < len(body):
-        cuts.append(end + 2)
-        start = end + 2
+    cuts = list(accumulate(len(piece) for piece in plain.sse_pieces()))[:-1]
     request = dataclasses.replace(plain, sse_cuts=tuple(cuts) or None)
     vars(request)["sse"] = body  # fills the cached property: the body is rendered once, here
     return request

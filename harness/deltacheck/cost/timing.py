@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from deltacheck.cost.scenarios import ScenarioSpec, served_request
 from deltacheck.judge.verdict import PASSING, Outcome, Returned, judge
 from deltacheck.model import AssemblyRequest
-from deltacheck.running.runner import call_adapter
+from deltacheck.running.runner import call_adapter, transport_of
 
 if TYPE_CHECKING:
     from deltacheck.adapter import Adapter
@@ -444,7 +444,7 @@ def measure_scenario(
             break
         scenario = spec.generate(size)
         fixture = spec.fixture(scenario)
-        request = served_request(fixture)
+        request = served_request(fixture, transport_of(adapter))
         timed = implementation.time(request, timeout, warm_up=not cost.points)
         previous = (cost.points[-1].fragments, cost.points[-1].seconds) if cost.points else None
         timed = timed_again_if_steep(implementation, request, timeout, timed, previous, size)
@@ -503,7 +503,8 @@ def confirm_growth(
     """
     largest = max(p.fragments for p in cost.points)
     for point in [p for p in cost.points if p.fragments * 10**FIT_DECADES >= largest]:
-        again = implementation.time(served_request(spec.fixture(spec.generate(point.fragments))), timeout)
+        fixture = spec.fixture(spec.generate(point.fragments))
+        again = implementation.time(served_request(fixture, transport_of(implementation.adapter)), timeout)
         if not isinstance(again.outcome, Returned):
             continue
         own_baseline = (

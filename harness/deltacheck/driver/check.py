@@ -16,6 +16,7 @@ from deltacheck.errors import DriverFailed
 from deltacheck.judge.verdict import BrokeProtocol, Crashed, Raised, Returned, Skipped, TimedOut
 from deltacheck.model import Fixture
 from deltacheck.protocols import PROTOCOLS
+from deltacheck.protocols import protocol as protocol_spec
 
 SMOKE_TAGS = ("text", "tool-call")
 # Smoke runs use mainstream streams only: a driver is checked for speaking the protocol, not for
@@ -32,6 +33,11 @@ MAINSTREAM_TAGS = {
     "finish-reason",
     "item-id",
 }
+
+
+def mainstream_tags(protocol_name: str) -> set[str]:
+    """The tags of a protocol's mainstream streams: the shared ones and those it declares ordinary."""
+    return MAINSTREAM_TAGS | protocol_spec(protocol_name).ordinary_tags
 
 
 @dataclass(frozen=True)
@@ -53,7 +59,7 @@ def smoke_fixtures(corpus: Corpus, hello: Hello) -> list[tuple[str, Fixture]]:
             if f.protocol == protocol
             and corpus.required_capabilities(f) <= hello.capabilities
             and not f.implementation_defined
-            and set(f.tags) <= MAINSTREAM_TAGS
+            and set(f.tags) <= mainstream_tags(protocol)
         ]
         for tag in SMOKE_TAGS:
             tagged = sorted((f for f in runnable if tag in f.tags), key=lambda f: (len(f.chunks), f.id))

@@ -63,9 +63,11 @@ class ExternalAdapter:
         return _running[key]
 
     def declared(self) -> dict[str, str]:
-        """What the manifest declares of the implementation beyond its hello: its scope and why."""
+        """What the manifest declares of the implementation beyond its hello: its scope and why, and the
+        transport it reads."""
         scope = {"scope": self.manifest.scope} if self.manifest.scope else {}
-        return scope | ({"scope_note": self.manifest.scope_note} if self.manifest.scope_note else {})
+        scope |= {"scope_note": self.manifest.scope_note} if self.manifest.scope_note else {}
+        return scope | ({"transport": self.manifest.transport} if self.manifest.transport else {})
 
     def describe(self, hello: Hello | None = None) -> dict[str, Any]:
         """The manifest's data; the implementation's own (library, version, ...) when a hello is given."""

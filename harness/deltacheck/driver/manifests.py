@@ -18,6 +18,7 @@ import jsonschema
 from deltacheck.errors import ManifestProblem
 from deltacheck.files import read_json_data
 from deltacheck.locations import ADAPTERS_DIR
+from deltacheck.protocols import TRANSPORTS
 
 MANIFEST_GLOBS = ("*/manifest.json", "node/*/manifest.json", "jvm/*/manifest.json", "go/*/manifest.json")
 # Languages whose driver is built from sources shared by every folder of the language (adapters/jvm/,
@@ -42,6 +43,7 @@ class Manifest:
     pom: str | None = None  # java: the Maven build file in the folder (pom.xml, or pom-<tag>.xml for a second pin)
     scope: str | None = None  # what the implementation promises to read (CONTRACT.md 4.4); None: not declared
     scope_note: str = ""  # why, in one sentence
+    transport: str | None = None  # another wire the adapter reads its protocol on ("bedrock-invoke"); None: its own
 
     @property
     def folder(self) -> Path:
@@ -126,11 +128,20 @@ def _read(path: Path, label: str, problems: list[ManifestProblem]) -> list[Manif
             pom=entry.get("pom", "pom.xml") if entry["language"] == "java" else None,
             scope=entry.get("scope"),
             scope_note=entry.get("scope_note", ""),
+            transport=entry.get("transport"),
         )
         if item.requirements and not (item.folder / item.requirements).is_file():
             problems.append(
                 ManifestProblem(
                     label, f"/{position}/requirements", f"{item.requirements!r} does not exist in {item.folder}"
+                )
+            )
+            continue
+        if item.transport is not None and item.transport not in TRANSPORTS:
+            known = ", ".join(TRANSPORTS) or "none"
+            problems.append(
+                ManifestProblem(
+                    label, f"/{position}/transport", f"unknown transport {item.transport!r} (known: {known})"
                 )
             )
             continue

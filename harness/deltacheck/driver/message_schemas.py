@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 SCHEMA_DIR = Path(__file__).resolve().parent / "schemas" / "protocol"
 MESSAGES = ("start-request", "start-reply", "run-request", "run-reply", "stop-request")
 REPLY_KINDS = ("result", "errored", "skipped")
+PROBLEM_CHARS = 200
 
 
 @cache
@@ -43,6 +44,7 @@ def message_problems(message: str, document: Any) -> list[str]:
                 f"/: a run reply carries exactly one of {', '.join(REPLY_KINDS)}; "
                 f"this one carries {', '.join(carried) or 'none'}"
             )
-        else:
-            problems.append(f"{pointer}: {error.message}")
+        else:  # jsonschema quotes the whole offending value: a reply can make that megabytes
+            text = error.message if len(error.message) <= PROBLEM_CHARS else error.message[:PROBLEM_CHARS] + "..."
+            problems.append(f"{pointer}: {text}")
     return problems

@@ -7,6 +7,7 @@ the harness's dependencies may be absent. Validation against the schemas lives i
 
 from __future__ import annotations
 
+import base64
 import json
 from typing import Any
 
@@ -45,7 +46,15 @@ def start_reply(implementation: dict[str, Any]) -> dict[str, Any]:
 
 
 def run_request(seq: int, request: AssemblyRequest) -> dict[str, Any]:
+    """The body travels as `sse` text, or as `body_base64` for a framing that is binary (its bytes are no text:
+    Bedrock's event-stream messages, of its protocol or of the transport the request names)."""
+    if request.binary:
+        return {"cmd": "run", "seq": seq, "request": {**request.to_json(), "body_base64": _base64(request.sse)}}
     return {"cmd": "run", "seq": seq, "request": {**request.to_json(), "sse": request.sse.decode("utf-8")}}
+
+
+def _base64(body: bytes) -> str:
+    return base64.b64encode(body).decode("ascii")
 
 
 def stop_request() -> dict[str, Any]:
@@ -61,8 +70,10 @@ def request_from_wire(wire: dict[str, Any]) -> AssemblyRequest:
         tuple(wire["chunks"]),
         wire["stream_end"],
         sse_cuts=tuple(cuts) if cuts else None,
+        transport=wire.get("transport"),
     )
-    vars(request)["sse"] = wire["sse"].encode(
-        "utf-8"
-    )  # pre-fills the cached_property: serve these bytes, not a re-render
+    # pre-fills the cached_properties: serve these bytes, not a re-render, binary as the wire says
+    body = base64.b64decode(wire["body_base64"]) if "body_base64" in wire else wire["sse"].encode("utf-8")
+    vars(request)["sse"] = body
+    vars(request)["binary"] = "body_base64" in wire
     return request

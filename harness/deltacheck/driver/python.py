@@ -28,6 +28,7 @@ from deltacheck.driver.messages import (
     request_from_wire,
     start_reply,
 )
+from deltacheck.errors import without_embedded_traceback
 
 LANGUAGE = "python"
 
@@ -64,7 +65,8 @@ def run_one(adapter: Adapter, message: dict[str, Any]) -> dict[str, Any]:
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # SystemExit from a library is its failure, not the driver's exit
-        return {"seq": seq, "errored": {"message": f"{type(exc).__name__}: {exc}", "traceback": library_traceback(exc)}}
+        described = f"{type(exc).__name__}: {without_embedded_traceback(str(exc))}"
+        return {"seq": seq, "errored": {"message": described, "traceback": library_traceback(exc)}}
     return {"seq": seq, "result": value}
 
 
@@ -83,6 +85,9 @@ def seed_randomness(fixture_id: str) -> None:
     generator = random.Random(f"deltacheck:{fixture_id}")
     random.seed(f"deltacheck:{fixture_id}")
     uuid.uuid4 = lambda: uuid.UUID(int=generator.getrandbits(128), version=4)
+    fastuuid = sys.modules.get("fastuuid")  # litellm draws its uuid4 from fastuuid (litellm._uuid), not from uuid
+    if fastuuid is not None:
+        setattr(fastuuid, "uuid4", uuid.uuid4)  # noqa: B010 (a module the type checker knows nothing of)
 
 
 async def _awaited(awaitable: Any) -> Any:

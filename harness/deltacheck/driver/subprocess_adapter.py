@@ -20,11 +20,16 @@ from deltacheck.driver.message_schemas import message_problems
 from deltacheck.driver.messages import PROTOCOL_VERSION, encode_line, run_request, start_request, stop_request
 from deltacheck.driver.process import EOF, DriverProcess, LineTooLong, describe_status
 from deltacheck.errors import DriverFailed
+from deltacheck.judge.plain_json import NotPlainJson, plain_json
 from deltacheck.judge.verdict import BrokeProtocol, Crashed, Outcome, Raised, Returned, Skipped, TimedOut
 from deltacheck.model import AssemblyRequest
 from deltacheck.protocols.capability_notes import with_protocol_reasons
 
 DEFAULT_STARTUP_TIMEOUT = 120.0  # importing an SDK (or starting node) can be slow on a cold cache
+# The first run after a driver starts also pays for what the library loads on its first call (LiteLLM
+# imports 200+ modules then, 1-2.5 s on a quiet machine and ten times that on a busy one): it gets this
+# many times the time limit, so a slow first call is not read as a hang.
+FIRST_RUN_FACTOR = 3
 DEFAULT_STOP_TIMEOUT = 5.0
 QUOTE_LIMIT = 300
 
@@ -128,6 +133,7 @@ class SubprocessAdapter:
         self._process: DriverProcess | None = None
         self._hello: Hello | None = None
         self._seq = 0
+        self._warm = False  # has the running driver answered a run yet?
         self._cannot_restart: str | None = None
         _live.add(self)
 
@@ -152,6 +158,11 @@ class SubprocessAdapter:
     @property
     def capability_notes(self) -> dict[str, str]:
         return dict(self.hello.capability_notes)
+
+    @property
+    def transport(self) -> str | None:
+        """The wire the manifest says the implementation reads its protocol on (None: the protocol's own)."""
+        return self.declared.get("transport")
 
     def describe(self) -> dict[str, Any]:
         return {**self.hello.describe(), **self.declared}
@@ -195,7 +206,7 @@ class SubprocessAdapter:
         except DriverFailed:
             process.kill()
             raise
-        self._process, self._hello = process, hello
+        self._process, self._hello, self._warm = process, hello, False
         if self.on_hello is not None:
             self.on_hello(hello)
         return hello
@@ -208,6 +219,8 @@ class SubprocessAdapter:
             reply = json.loads(line)
         except ValueError:
             raise failed("its start reply is not a JSON line") from None
+        except RecursionError:
+            raise failed("its start reply is nested too deeply to read") from None
         if isinstance(reply, dict) and reply.get("version") != PROTOCOL_VERSION:
             raise failed(f"it speaks protocol version {reply.get('version')!r}; this harness speaks {PROTOCOL_VERSION}")
         problems = message_problems("start-reply", reply)
@@ -270,15 +283,17 @@ class SubprocessAdapter:
         assert process is not None  # running, or started just above
         self._seq += 1
         seq = self._seq
-        deadline = time.monotonic() + timeout
+        limit = timeout if self._warm else timeout * FIRST_RUN_FACTOR
+        deadline = time.monotonic() + limit
         try:
             process.send(encode_line(run_request(seq, request)), deadline)
             line = process.next_line(deadline)
         except TimeoutError:
             self._discard()
-            return TimedOut(timeout)
+            return TimedOut(limit)
         except BrokenPipeError:
             line = EOF
+        self._warm = True
         if line is EOF:
             status = process.exit_status(wait=2.0)
             self._discard()
@@ -300,6 +315,12 @@ def _outcome_of(line: bytes, seq: int) -> Outcome:
         reply = json.loads(line)
     except ValueError:
         return BrokeProtocol(f"expected a JSON reply to run #{seq}, got {quote(line)}")
+    except RecursionError:  # the decoder's own limit, near Python's recursion limit; the judge's is lower
+        return BrokeProtocol(f"its reply to run #{seq} is nested too deeply to read: {quote(line)}")
+    try:
+        reply = plain_json(reply)  # NaN and nesting the schema checks would recurse into: before they run
+    except NotPlainJson as exc:
+        return BrokeProtocol(f"its reply to run #{seq} is not plain JSON ({exc}): {quote(line)}")
     problems = message_problems("run-reply", reply)
     if problems:
         return BrokeProtocol(f"invalid reply to run #{seq} ({'; '.join(problems[:3])}): {quote(line)}")

@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterator
 
 from deltacheck.corpus.loader import Corpus
-from deltacheck.driver.check import MAINSTREAM_TAGS, SMOKE_TAGS, Check
+from deltacheck.driver.check import SMOKE_TAGS, Check, mainstream_tags
 from deltacheck.gateways.judge import judge_gateway
 from deltacheck.gateways.proxy import STOP_GRACE, GatewayFailed, GatewayProcess, GatewaySpec, client_request, exchange
 from deltacheck.gateways.translation import shared_capabilities
@@ -33,7 +33,7 @@ def smoke_fixtures(corpus: Corpus, spec: GatewaySpec) -> list[tuple[str, Fixture
         if f.protocol == spec.upstream
         and not f.implementation_defined
         and corpus.required_capabilities(f) <= capabilities
-        and set(f.tags) <= MAINSTREAM_TAGS
+        and set(f.tags) <= mainstream_tags(spec.upstream)
         and f.expected is not None
     ]
     chosen = []

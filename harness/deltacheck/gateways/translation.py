@@ -20,6 +20,8 @@ name (`deltacheck/protocols/<package>/__init__.py`); the rest is its package's `
     USAGE_COUNTS             {shared count: where its usage object says it}: a dotted key path, or a
                              tuple of paths whose numbers add up to it (counted when the first is there)
     ALL_ZERO_USAGE_SAYS_NONE whether usage with every count 0, streamed by a gateway, means "no usage"
+    OMITS_ZERO_COUNTS        (optional, default False) whether its usage object leaves out a count that
+                             is 0, so a count it does not say is 0
     PART_ORDER               None when its parts keep their order; else the kinds a choice carries one
                              joined part of each, in their canonical order, the calls after them
     reasoning_text(part) -> str
@@ -32,6 +34,7 @@ from types import ModuleType
 from typing import Any
 
 from deltacheck.adapter import CAPABILITIES
+from deltacheck.judge.compare import normalised
 from deltacheck.judge.verdict import KIND_CAPABILITY
 from deltacheck.protocols import all_protocols, protocol
 
@@ -81,8 +84,12 @@ def _usage_counts(protocol: str, usage: dict[str, Any]) -> dict[str, Any]:
             continue
         parts = [_count(usage, path) for path in where]
         numbers = [p for p in parts if isinstance(p, (int, float)) and not isinstance(p, bool)]
-        counts[key] = sum(numbers) if parts[0] is not None else None
+        counts[key] = sum(numbers) if parts[0] is not None or (numbers and _omits_zero_counts(protocol)) else None
     return counts
+
+
+def _omits_zero_counts(protocol: str) -> bool:
+    return bool(getattr(_side(protocol), "OMITS_ZERO_COUNTS", False))
 
 
 def _all_zero(usage: dict[str, Any]) -> bool:
@@ -100,10 +107,13 @@ def shared_usage(protocol: str, usage: Any, pair: tuple[str, str]) -> Any:
         return None  # the downstream protocol's way of saying it has none
     keys = set(_side(pair[0]).USAGE_COUNTS) & set(_side(pair[1]).USAGE_COUNTS)
     counts = _usage_counts(protocol, usage)
+    unsaid_is_zero = _omits_zero_counts(protocol)
+    if unsaid_is_zero and all(value is None for value in counts.values()):
+        return None  # an object that says no count at all (Vertex's interim usageMetadata) says nothing
     out = {}
     for key in sorted(keys):
         value = counts.get(key)
-        if value is None and key in ZERO_WHEN_ABSENT:
+        if value is None and (key in ZERO_WHEN_ABSENT or unsaid_is_zero):
             value = 0
         if value is not None:
             out[key] = value
@@ -113,6 +123,7 @@ def shared_usage(protocol: str, usage: Any, pair: tuple[str, str]) -> Any:
 # -- capabilities: which canonical fields have a counterpart (CONTRACT.md 6.1) --------------------
 
 GATEWAY_EVENTS = "a gateway streams; it reports no completion events"
+ONE_CHOICE = "the shared view of a translation is one choice, index 0 (CONTRACT.md 6.2)"
 # The fields some protocol has no counterpart for, in the order the n/a notes have always listed them
 # (results files keep it); a field only a new protocol lacks is listed after them.
 NOTES_ORDER = ("item_id", "custom_tools", "annotations", "server_tools", "refusal", "multiple_choices", "builtin_tools")
@@ -143,6 +154,7 @@ def shared_capabilities(upstream: str, downstream: str) -> tuple[frozenset[str],
     notes: dict[str, str] = {}
     for capability in sorted({*downstream_lacks, *upstream_lacks} - set(never), key=_listing_order):
         notes[capability] = f"{downstream if capability in downstream_lacks else upstream} has no counterpart"
+    notes.setdefault("multiple_choices", ONE_CHOICE)  # both sides may have several: the shared view still has one
     notes.update(never)
     return frozenset(CAPABILITIES) - set(notes), notes
 
@@ -207,11 +219,16 @@ def shared_view(result: dict[str, Any], protocol: str, pair: tuple[str, str]) ->
             }
         )
     error = result.get("error")
-    return {
+    view = {
         "choices": out_choices,
         "usage": shared_usage(protocol, result.get("usage"), pair),
         "error": {"message": error.get("message")} if isinstance(error, dict) else None,
     }
+    # The shared view has no signatures: parts a signature alone kept apart, or carried, are now plain, and
+    # either protocol's equivalences for plain parts (CONTRACT.md 4: empty parts, joined neighbours) apply.
+    for member in pair:
+        view = normalised(view, member)
+    return view
 
 
 def _joined_in_order(

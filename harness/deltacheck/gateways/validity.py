@@ -18,10 +18,11 @@ has a `validity.py` with
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from deltacheck.json_spec import NotJson
+from deltacheck.json_spec import parse as parse_json
 from deltacheck.protocols import all_protocols, protocol
 from deltacheck.protocols.sse import parse_event_stream
 
@@ -55,10 +56,11 @@ def read_stream(name: str, body: bytes) -> StreamCheck:
             terminated = True
             break
         try:
-            chunk = json.loads(event.data)
-        except ValueError:
+            chunk = parse_json(event.data)
+        except ValueError as exc:  # not JSON (RFC 8259: NaN is not), or nested too deep to read
             if not_json is None:
-                not_json = f"event {position}: data is not JSON: {event.data[:80]!r}"
+                what = "not JSON" if isinstance(exc, NotJson) else "JSON nested too deep to read"
+                not_json = f"event {position}: data is {what}: {event.data[:80]!r}"
             spoken = spoken or _terminated_by(event.data)  # another protocol's terminator says which protocol this is
             continue
         chunks.append(chunk)

@@ -9,8 +9,11 @@ from __future__ import annotations
 import difflib
 import json
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
+from deltacheck.json_spec import NotJson, TooDeepToRead
+from deltacheck.json_spec import parse as parse_json
 from deltacheck.protocols import protocol as protocol_spec
 
 AXES = ("content", "identity", "arguments", "ordering", "finish", "usage", "events")
@@ -96,7 +99,7 @@ def json_equal(a: Any, b: Any) -> bool:
     return a == b and _same_kinds(a, b)  # `==` runs in C; it only confuses True with 1
 
 
-NUMBERS = (int, float)
+NUMBERS = (int, float, Decimal)  # Decimal: what json_spec.parse makes of numbers int and float cannot hold
 
 
 def confusable_leaves(value: Any, here: tuple = ()) -> tuple[tuple[tuple, Any], ...]:
@@ -142,17 +145,22 @@ def _same_kinds(a: Any, b: Any) -> bool:
 
 
 def arguments_equal(expected: Any, observed: Any) -> bool:
-    """Parsed-JSON equality when the expected text is JSON; byte equality otherwise (CONTRACT 4)."""
+    """Parsed-JSON equality when the expected text is JSON (RFC 8259: json_spec); byte equality otherwise
+    (CONTRACT 4). Numbers compare exactly, a 5000-digit integer or 1e400 included; NaN is no JSON."""
     if not isinstance(expected, str) or not isinstance(observed, str):
         return expected == observed
     try:
-        want = json.loads(expected)
-    except ValueError:
+        want = parse_json(expected)
+    except NotJson:
+        return expected == observed
+    except TooDeepToRead:  # JSON, but too deep to compare as values: the same text is the same value
         return expected == observed
     try:
-        got = json.loads(observed)
-    except ValueError:
+        got = parse_json(observed)
+    except NotJson:
         return False
+    except TooDeepToRead:
+        return expected == observed
     return json_equal(want, got)
 
 
@@ -163,10 +171,13 @@ def normalised(result: dict[str, Any], protocol: str | None = None) -> dict[str,
     """A result with the CONTRACT 4 equivalences applied: one place, for every adapter and every fixture.
 
     `protocol`: the protocol the result is of; where its canonical form omits empty parts (CONTRACT
-    3.2, Chat), an empty text, refusal or reasoning part is no part.
+    3.2, Chat), an empty text, refusal or reasoning part is no part; where it joins plain text parts
+    (Gemini), neighbouring text (or reasoning) parts that carry nothing but text are one part.
     """
     if protocol is not None and protocol_spec(protocol).empty_parts_omitted:
         result = _without_empty_parts(result)
+    if protocol is not None and protocol_spec(protocol).plain_text_parts_join:
+        result = _plain_text_parts_joined(result)
     error = result.get("error")
     if isinstance(error, dict) and isinstance(error.get("type"), int) and not isinstance(error.get("type"), bool):
         result = {**result, "error": {**error, "type": str(error["type"])}}
@@ -193,8 +204,9 @@ def normalised(result: dict[str, Any], protocol: str | None = None) -> dict[str,
     return result
 
 
-def _is_empty_part(part: Any) -> bool:
-    """A text, refusal or reasoning part that carries nothing: "" (and no annotations, summary or signature)."""
+def is_empty_part(part: Any) -> bool:
+    """A text, refusal or reasoning part that carries nothing: "" (and no annotations, summary, signature or
+    extension object)."""
     if not isinstance(part, dict) or part.get("type") not in ("text", "refusal", "reasoning"):
         return False
     return (
@@ -202,25 +214,61 @@ def _is_empty_part(part: Any) -> bool:
         and not part.get("annotations")
         and not part.get("summary")
         and part.get("signature") in ("", None)
+        and not part.get("extra_content")
     )
 
 
 def _without_empty_parts(result: dict[str, Any]) -> dict[str, Any]:
     choices = result.get("choices")
     if not isinstance(choices, list) or not any(
-        isinstance(c, dict) and isinstance(c.get("parts"), list) and any(map(_is_empty_part, c["parts"]))
+        isinstance(c, dict) and isinstance(c.get("parts"), list) and any(map(is_empty_part, c["parts"]))
         for c in choices
     ):
         return result
     return {
         **result,
         "choices": [
-            {**c, "parts": [p for p in c["parts"] if not _is_empty_part(p)]}
+            {**c, "parts": [p for p in c["parts"] if not is_empty_part(p)]}
             if isinstance(c, dict) and isinstance(c.get("parts"), list)
             else c
             for c in choices
         ],
     }
+
+
+def _plain(part: Any) -> str | None:
+    """The type of a text or reasoning part that carries nothing but its text (no signature, annotations,
+    summary or extension object), which joins its neighbour of the same type; None for any other part."""
+    if not isinstance(part, dict) or part.get("type") not in ("text", "reasoning"):
+        return None
+    if part.get("signature") not in ("", None) or part.get("annotations") or part.get("summary"):
+        return None
+    if part.get("extra_content") or not isinstance(part.get("text", ""), (str, type(None))):
+        return None
+    return str(part["type"])
+
+
+def _plain_text_parts_joined(result: dict[str, Any]) -> dict[str, Any]:
+    choices = result.get("choices")
+    if not isinstance(choices, list):
+        return result
+    joined_choices = []
+    for choice in choices:
+        parts = choice.get("parts") if isinstance(choice, dict) else None
+        if not isinstance(parts, list) or not any(
+            _plain(a) is not None and _plain(a) == _plain(b) for a, b in zip(parts, parts[1:])
+        ):
+            joined_choices.append(choice)
+            continue
+        joined: list[Any] = []
+        for part in parts:
+            kind = _plain(part)
+            if kind is not None and joined and _plain(joined[-1]) == kind:
+                joined[-1] = {**joined[-1], "text": (joined[-1].get("text") or "") + (part.get("text") or "")}
+            else:
+                joined.append(part)
+        joined_choices.append({**choice, "parts": joined})
+    return {**result, "choices": joined_choices}
 
 
 def is_no_arguments(value: Any) -> bool:
@@ -229,16 +277,33 @@ def is_no_arguments(value: Any) -> bool:
 
 
 def _needs_spelling(part: Any) -> bool:
-    return _has_no_arguments(part) or (isinstance(part, dict) and part.get("flagged") is False)
+    return (
+        _has_no_arguments(part)
+        or (isinstance(part, dict) and part.get("flagged") is False)
+        or _has_no_part_signature(part)
+    )
 
 
 def _spelled_once(part: Any) -> Any:
-    """No arguments as `{}` (custom input: ""), and an unflagged call without the flag (absent is false)."""
+    """No arguments as `{}` (custom input: ""), an unflagged call without the flag (absent is false), and a
+    text part or call without a signature without the key (absent, null and "" all say it carried none)."""
     if _has_no_arguments(part):
         part = {**part, "arguments": "" if part.get("kind") == "custom" else NO_ARGUMENTS}
     if isinstance(part, dict) and part.get("flagged") is False:
         part = {key: value for key, value in part.items() if key != "flagged"}
+    if _has_no_part_signature(part):
+        part = {key: value for key, value in part.items() if key != "signature"}
     return part
+
+
+def _has_no_part_signature(part: Any) -> bool:
+    """A text part or tool call whose optional `signature` is there but empty (a reasoning part's is required)."""
+    return (
+        isinstance(part, dict)
+        and part.get("type") in ("text", "tool_call")
+        and "signature" in part
+        and part["signature"] in (None, "")
+    )
 
 
 def _has_no_arguments(part: Any) -> bool:
@@ -256,9 +321,12 @@ def _with_arguments_spelled_once(choice: Any) -> Any:
 
 
 def _without_null_keys(value: Any) -> Any:
-    """A usage key whose value is null says no more than an absent key (SDK models fill them in)."""
+    """A usage key whose value is null, or an object with nothing in it, says no more than an absent key
+    (SDK models fill in nulls; an SDK generated from a service model drops a member the model lacks,
+    such as the `serverToolUsage: {}` Bedrock sends, and an empty object counts nothing)."""
     if isinstance(value, dict):
-        return {key: _without_null_keys(item) for key, item in value.items() if item is not None}
+        kept = {key: _without_null_keys(item) for key, item in value.items() if item is not None}
+        return {key: item for key, item in kept.items() if item != {}}
     return value
 
 
@@ -451,8 +519,8 @@ def _align(expected: list[Any], observed: list[Any]) -> list[tuple[int | None, i
 def _normal(part: Any) -> str:
     if isinstance(part, dict) and part.get("type") == "tool_call" and isinstance(part.get("arguments"), str):
         try:
-            part = {**part, "arguments": json.loads(part["arguments"])}
-        except ValueError:
+            part = {**part, "arguments": parse_json(part["arguments"])}
+        except ValueError:  # not JSON, or too deep to read: the text stands for itself
             pass
     return json.dumps(part, sort_keys=True, default=repr)
 

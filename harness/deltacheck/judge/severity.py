@@ -34,10 +34,12 @@ SEVERITIES = (SPEC_VIOLATION, STRICTNESS, COMPATIBILITY, POLICY_DIVERGENCE)  # m
 SCOPES = ("provider", "multi-provider")
 
 # Strands that rest on one general rule of the contract, whatever the fixture is about, with that
-# rule's basis. Usage a client fills in when the stream carried none: the provider documents what it
-# sends, not what a client reports when nothing came, and libraries document their estimates
-# (CONTRACT.md 4.4).
-GENERAL_POLICY_STRANDS = {("usage", "/usage: invented")}
+# rule's basis (CONTRACT.md 4.4). Usage a client fills in when the stream carried none: the provider
+# documents what it sends, not what a client reports when nothing came, and libraries document their
+# estimates. An id a client gives a call the stream sent without one: providers document the id as
+# absent there (Gemini's optional `functionCall.id`, Chat's legacy `function_call`), and a client whose
+# message model needs an id for every call must name it somehow.
+GENERAL_POLICY_STRANDS = {("usage", "/usage: invented"), ("identity", "/choices/*/parts/*/id: invented")}
 
 FAILING = frozenset({"fail", "error", "crash", "timeout"})
 

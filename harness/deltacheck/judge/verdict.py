@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import copy
+import marshal
 import re
 from dataclasses import dataclass, field
 from traceback import format_exception
 from typing import Any
 
 from deltacheck.corpus.loader import forbidden_matches, schema_problems
+from deltacheck.errors import shortened
 from deltacheck.judge.compare import (
     Divergence,
     arguments_bytes_equal,
@@ -17,13 +19,17 @@ from deltacheck.judge.compare import (
     confusable_leaves,
     equal_to_known,
     full_diff,
+    is_empty_part,
     json_equal,
     normalised,
 )
+from deltacheck.judge.plain_json import NotPlainJson, already_plain, kind_of, plain_json
+from deltacheck.locations import portable
 from deltacheck.model import Fixture
 from deltacheck.reference import ReferenceOutcome
 
 TRACEBACK_FRAMES = 8  # the innermost frames of an in-process traceback: where the implementation broke
+MAX_TRACEBACK_CHARS = 20_000  # what one traceback can record: eight frames fit, an exception's 10 MB message does not
 VERDICTS = ("pass", "fail", "error", "crash", "timeout", "n/a", "skip")
 PASSING = {"pass"}
 UNSCORED = {"n/a", "skip"}
@@ -48,6 +54,7 @@ STRIPPABLE = frozenset(
         "multiple_choices",
         "flags",
         "extra_content",
+        "message_extra_content",
     }
 )
 
@@ -74,6 +81,9 @@ class Raised:
         if self._exception is not None:
             self._traceback = "".join(format_exception(self._exception, limit=-TRACEBACK_FRAMES))
             self._exception = None  # the frames are no longer needed
+        self._traceback = portable(self._traceback)  # before the cut, so the cut falls where it falls anywhere
+        if len(self._traceback) > MAX_TRACEBACK_CHARS:  # the frames come first: a 10 MB message is cut, not them
+            self._traceback = shortened(self._traceback, MAX_TRACEBACK_CHARS)
         return self._traceback
 
     def __eq__(self, other: object) -> bool:
@@ -199,8 +209,10 @@ def strip_unsupported(result: dict[str, Any], capabilities: frozenset[str]) -> t
             "builtin_tools",
             lambda p: isinstance(p, dict) and p.get("type") == "tool_call" and p.get("kind") == "builtin",
         )
-    if "reasoning_signature" not in capabilities:
-        drop_field("reasoning_signature", "reasoning", "signature")
+    if "reasoning_signature" not in capabilities:  # a thought signature, wherever the part it came with is
+        _drop_text_signatures(result, removed)
+        for part_type in ("reasoning", "tool_call"):
+            drop_field("reasoning_signature", part_type, "signature")
     if "annotations" not in capabilities:
         drop_field("annotations", "text", "annotations")
     if "item_id" not in capabilities:
@@ -209,10 +221,48 @@ def strip_unsupported(result: dict[str, Any], capabilities: frozenset[str]) -> t
         drop_field("flags", "tool_call", "flagged")
     if "extra_content" not in capabilities:
         drop_field("extra_content", "tool_call", "extra_content")
+    if "message_extra_content" not in capabilities:
+        _drop_message_extra_content(result, removed)
     if "multiple_choices" not in capabilities:
         result["choices"] = [c for c in result.get("choices", []) if c.get("index") == 0]
     result.pop("events", None)
     return result, sorted(set(removed))
+
+
+def _drop_text_signatures(result: dict[str, Any], removed: list[str]) -> None:
+    """A text part's `signature` (Gemini's thoughtSignature, CONTRACT 3.3) removed; a part that was there only
+    to carry it, with the text "", is then no part, as an empty unsigned text part is none."""
+    for choice in result.get("choices", []):
+        parts = choice.get("parts", [])
+        if not any(isinstance(p, dict) and p.get("type") == "text" and "signature" in p for p in parts):
+            continue
+        kept = []
+        for part in parts:
+            if isinstance(part, dict) and part.get("type") == "text" and "signature" in part:
+                part = {key: value for key, value in part.items() if key != "signature"}
+                if is_empty_part(part):
+                    continue
+            kept.append(part)
+        choice["parts"] = kept
+        removed.append("reasoning_signature")
+
+
+def _drop_message_extra_content(result: dict[str, Any], removed: list[str]) -> None:
+    """A text part's `extra_content` (a Chat Completions message's extension object, CONTRACT 3.3) removed;
+    a part that was there only to carry it, with the text "", is then no part (Chat omits empty parts, 3.2)."""
+    for choice in result.get("choices", []):
+        parts = choice.get("parts", [])
+        if not any(isinstance(p, dict) and p.get("type") == "text" and "extra_content" in p for p in parts):
+            continue
+        kept = []
+        for part in parts:
+            if isinstance(part, dict) and part.get("type") == "text" and "extra_content" in part:
+                part = {key: value for key, value in part.items() if key != "extra_content"}
+                if is_empty_part(part):
+                    continue
+            kept.append(part)
+        choice["parts"] = kept
+        removed.append("message_extra_content")
 
 
 def exercised_axes(expected: dict[str, Any], capabilities: frozenset[str]) -> list[str]:
@@ -297,6 +347,13 @@ def _judge(
     if isinstance(outcome, Skipped):  # unscored, so no axes
         return Verdict(fixture.id, fixture.protocol, "skip", outcome.reason)
     axes = _axes_for(fixture, capabilities)
+    if type(outcome) is Returned and not _plain_as_is(fixture, outcome.result, reference):
+        try:
+            outcome = Returned(plain_json(outcome.result))
+        except NotPlainJson as exc:
+            return _unreadable(fixture, axes, f"returned something that is not plain JSON: {exc}")
+        except Exception as exc:  # changed while read (an abandoned thread), or out of memory: still one fixture
+            return _unreadable(fixture, axes, f"returned something that could not be read ({kind_of(exc)})")
     if (
         type(outcome) is Returned
         and fixture.expected is not None
@@ -357,6 +414,8 @@ def _judge(
 
     observed_normal = normalised(observed, fixture.protocol)
     seen, verdict.na = strip_unsupported(observed_normal, capabilities)
+    # Once more: parts kept apart only by what the adapter cannot express (a signature) are then neighbours.
+    seen = normalised(seen, fixture.protocol)
     candidates = ([("expected", fixture.expected)] if fixture.expected is not None else []) + [
         (f"acceptable/{i}: {a['description']}", a["result"]) for i, a in enumerate(fixture.acceptable)
     ]
@@ -366,6 +425,7 @@ def _judge(
     for label, candidate in candidates:
         candidate = normalised(candidate, fixture.protocol)
         want, _ = strip_unsupported(candidate, capabilities)
+        want = normalised(want, fixture.protocol)
         # events are judged against the same outcome as the result (an acceptable outcome completes as it says)
         divergences = compare(want, seen) + _judge_events(fixture, observed_normal, capabilities, reference, candidate)
         if best is None or len(divergences) < len(best[2]):
@@ -390,6 +450,11 @@ def _judge(
         verdict.message += f" (forbidden: {'; '.join(verdict.forbidden)})"
     verdict.diff = full_diff(want, seen)
     return verdict
+
+
+def _unreadable(fixture: Fixture, axes: tuple[str, ...], message: str) -> Verdict:
+    """An `error` for a result the judge cannot look at: it fails every axis it would have been scored on."""
+    return Verdict(fixture.id, fixture.protocol, "error", message, axes=dict.fromkeys(axes, False))
 
 
 def _not_rejected(verdict: Verdict, fixture: Fixture, observed: dict[str, Any], axes: tuple[str, ...]) -> Verdict:
@@ -418,6 +483,24 @@ def scored_axes(fixture: Fixture, capabilities: frozenset[str]) -> list[str]:
     return axes
 
 
+def _plain_as_is(fixture: Fixture, observed: Any, reference: ReferenceOutcome | None) -> bool:
+    """Whether a result can be judged without a plain copy: byte for byte the expected result (or the
+    reference's own, events included) once marshalled, the common case (marshal writes only exact
+    built-in types, and refuses a value that contains itself), or plain JSON of exact types."""
+    if type(observed) is dict:
+        expected, own = fixture.expected, reference.result if reference is not None else None
+        if type(expected) is dict or type(own) is dict:
+            try:
+                marshalled = marshal.dumps(observed, 2)
+            except (ValueError, RecursionError):
+                return False  # a subclass, an object, or too deep for marshal: plain_json says which
+            if type(expected) is dict and marshalled == _facts(expected).marshalled:
+                return True
+            if type(own) is dict and marshalled == _facts(own).marshalled:
+                return True
+    return already_plain(observed)
+
+
 @dataclass
 class _ExpectedFacts:
     """What the judge derives from one expected result, worked out once: the axes per capability set,
@@ -425,6 +508,7 @@ class _ExpectedFacts:
 
     expected: dict[str, Any]
     leaves: tuple
+    marshalled: bytes = b""  # format 2: no back-references, so equal bytes mean equal values of equal types
     axes: dict[frozenset[str], tuple[str, ...]] = field(default_factory=dict)
 
 
@@ -439,7 +523,7 @@ def _facts(expected: dict[str, Any]) -> _ExpectedFacts:
     if facts is None or facts.expected is not expected:
         if len(_FACTS) >= _FACTS_ENTRIES:
             _FACTS.clear()
-        facts = _FACTS[id(expected)] = _ExpectedFacts(expected, confusable_leaves(expected))
+        facts = _FACTS[id(expected)] = _ExpectedFacts(expected, confusable_leaves(expected), marshal.dumps(expected, 2))
     return facts
 
 
@@ -593,7 +677,12 @@ def _judge_events(
 
 
 def _names_call(event: dict[str, Any], choice: int, call: dict[str, Any]) -> bool:
-    return event["choice"] == choice and event["id"] == call["id"] and event["name"] == call["name"]
+    """An event names a call by its choice, id and name. A call the stream gave no id is named by its choice
+    and name, whatever id the event carries: the id an implementation invents for it is one finding, on the
+    identity axis (and a general policy, CONTRACT 4.4), not also a call never completed and an unknown one."""
+    if event["choice"] != choice or event["name"] != call["name"]:
+        return False
+    return call["id"] is None or event["id"] == call["id"]
 
 
 def _expressible_call(choice: int, call: dict[str, Any], capabilities: frozenset[str]) -> bool:

@@ -21,10 +21,10 @@ import importlib
 from collections.abc import Iterable
 from typing import Any
 
-from deltacheck.protocols.spec import Protocol
+from deltacheck.protocols.spec import Protocol, Transport
 
 # In the order reports list them; the first is the default upstream of a gateway.
-PACKAGES = ("openai_chat", "openai_responses", "anthropic_messages")
+PACKAGES = ("openai_chat", "openai_responses", "anthropic_messages", "gemini", "bedrock_converse")
 
 REGISTRY: dict[str, Protocol] = {}
 for _package in PACKAGES:
@@ -32,6 +32,11 @@ for _package in PACKAGES:
     REGISTRY[_protocol.name] = _protocol
 
 PROTOCOLS: tuple[str, ...] = tuple(REGISTRY)
+
+# Every other wire a protocol's events travel on, by its name: (the protocol, the transport).
+TRANSPORTS: dict[str, tuple[Protocol, Transport]] = {
+    _transport.name: (_protocol, _transport) for _protocol in REGISTRY.values() for _transport in _protocol.transports
+}
 
 
 class UnknownProtocol(LookupError):
@@ -50,6 +55,31 @@ def protocol(name: str) -> Protocol:
         raise UnknownProtocol(name) from None
 
 
+class UnknownTransport(LookupError):
+    """A transport name no protocol declares."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"unknown transport {name!r}; known transports: {', '.join(TRANSPORTS) or 'none'}")
+        self.name = name
+
+
+def transport(name: str) -> tuple[Protocol, Transport]:
+    """(the protocol whose events it carries, the transport) for a transport's name; UnknownTransport otherwise."""
+    try:
+        return TRANSPORTS[name]
+    except KeyError:
+        raise UnknownTransport(name) from None
+
+
+def transport_for(protocol_name: str, transport_name: str | None) -> Transport | None:
+    """The transport an adapter that declares `transport_name` reads a stream of `protocol_name` on: the declared
+    one when it carries that protocol, else None (the protocol's own framing)."""
+    if transport_name is None:
+        return None
+    owner, found = transport(transport_name)
+    return found if owner.name == protocol_name else None
+
+
 def all_protocols() -> tuple[Protocol, ...]:
     return tuple(REGISTRY.values())
 
@@ -64,4 +94,17 @@ def decode_stream(name: str, body: bytes) -> tuple[list[Any], bool]:
     return protocol(name).framing.decode(body)
 
 
-__all__ = ["PROTOCOLS", "Protocol", "UnknownProtocol", "all_protocols", "decode_stream", "protocol", "render_stream"]
+__all__ = [
+    "PROTOCOLS",
+    "TRANSPORTS",
+    "Protocol",
+    "Transport",
+    "UnknownProtocol",
+    "UnknownTransport",
+    "all_protocols",
+    "decode_stream",
+    "protocol",
+    "render_stream",
+    "transport",
+    "transport_for",
+]

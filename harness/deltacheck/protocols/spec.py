@@ -36,6 +36,22 @@ class Framing(Interface):
         ...
 
 
+@dataclass(frozen=True)
+class Transport:
+    """Another wire a protocol's stream travels on, for the adapters that declare it (a manifest's `transport`).
+
+    Its framing renders the protocol's chunks in its own bytes (Anthropic Messages events inside Bedrock's
+    event-stream messages); the fixtures and their expected results are the protocol's, unchanged. A fixture
+    that carries its own body (a transport fixture's SSE text) has no rendering on another wire: it is n/a for
+    such an adapter (`deltacheck.model.Fixture.transport_problem`).
+    """
+
+    name: str  # as manifests and run requests name it: "bedrock-invoke"
+    title: str  # for people: "AWS Bedrock InvokeModelWithResponseStream"
+    endpoint: str  # what the request path ends with: "/invoke-with-response-stream"
+    framing: Framing  # binary framings also have `binary`, `content_type` and `pieces(body)`
+
+
 class Assembler(Interface):
     """A reference assembler: fed one chunk at a time, then asked for the outcome."""
 
@@ -69,6 +85,15 @@ class Protocol:
     # whose fields are concatenations, not content parts); the comparator then reads such a part,
     # wherever an implementation reports one, as no part at all.
     empty_parts_omitted: bool = False
+    # CONTRACT 4: true where the canonical form joins consecutive text parts that carry nothing but text
+    # (Gemini, 3.3 rule 2: the joining is the contract's, Google defines no merged form); the comparator then
+    # reads such neighbours as one part, on both sides, so a library that keeps them apart has lost nothing.
+    plain_text_parts_join: bool = False
+    # Tags (corpus/tags.json) that describe this protocol's ordinary streams rather than a deviation from
+    # them, so a smoke check may run fixtures that carry them (a Gemini call has no id and a signature).
+    ordinary_tags: frozenset[str] = frozenset()
+    # Other wires that carry this protocol's events, each declared by the adapters that read it.
+    transports: tuple[Transport, ...] = ()
 
     def part(self, module: str) -> ModuleType:
         """One module of the protocol's package (`reference`, `mutants`, ...), imported on first use."""

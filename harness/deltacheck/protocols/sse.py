@@ -14,6 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from deltacheck.json_spec import refuse_non_json_word
+
 
 def encode_chunk(chunk: Any) -> str:
     return json.dumps(chunk, ensure_ascii=False, separators=(",", ":"))
@@ -43,7 +45,7 @@ class SseFraming:
         for event in parse_event_stream(body):
             if self.terminator is not None and event.data == self.terminator:
                 return chunks, True  # nothing after the terminator is part of the stream
-            chunks.append(json.loads(event.data))
+            chunks.append(json.loads(event.data, parse_constant=refuse_non_json_word))  # NaN is no JSON
         return chunks, False
 
 

@@ -136,15 +136,16 @@ def pytest_configure(config: pytest.Config) -> None:
 def _build_session(config: pytest.Config, specs: list[str], command: str | None) -> Session:
     """Resolve everything a user can get wrong now, as one usage error each, before any test runs."""
     from deltacheck.adapter import get_adapter_factory, registered_adapters
-    from deltacheck.corpus.loader import DEFAULT_CORPUS, load_corpus
+    from deltacheck.corpus.loader import DEFAULT_CORPUS, layout_problem, load_corpus
     from deltacheck.errors import BadAdapterSpec, DriverFailed, UnknownAdapter
     from deltacheck.judge.expectations import ExpectationsError, load_expectations
     from deltacheck.protocols import PROTOCOLS
     from deltacheck.running.runner import DEFAULT_TIMEOUT
 
     corpus_dir = Path(config.getoption("--deltacheck-corpus") or DEFAULT_CORPUS)
-    if not (corpus_dir / "fixtures").is_dir():
-        raise pytest.UsageError(f"--deltacheck-corpus {corpus_dir}: not a corpus directory (no fixtures/ folder)")
+    unusable = layout_problem(corpus_dir)
+    if unusable is not None:
+        raise pytest.UsageError(f"--deltacheck-corpus {corpus_dir}: {unusable}")
     protocols = config.getoption("--deltacheck-protocol")
     for protocol in protocols:
         if protocol not in PROTOCOLS:

@@ -8,10 +8,10 @@ package holds what they share: the canonical parts they build (`parts`), fragmen
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any
 
+from deltacheck.json_spec import is_json
 from deltacheck.protocols import protocol
 from deltacheck.reference.parts import ReferenceOutcome
 
@@ -28,13 +28,12 @@ def assemble(protocol_name: str, chunks: Iterable[Any]) -> ReferenceOutcome:
 
 def flag_calls_that_cannot_run(result: dict[str, Any]) -> None:
     """CONTRACT 3.3, every protocol: a call whose arguments are not JSON when the stream ends is kept,
-    with its text as received, and flagged, since no client can execute it."""
+    with its text as received, and flagged, since no client can execute it. JSON is RFC 8259's
+    (json_spec): NaN arguments are flagged, a 5000-digit integer is not."""
     for choice in result["choices"]:
         for part in choice["parts"]:
             if part["type"] == "tool_call" and part["kind"] != "custom" and part["arguments"].strip():
-                try:
-                    json.loads(part["arguments"])
-                except ValueError:
+                if not is_json(part["arguments"]):
                     part["flagged"] = True
 
 

@@ -9,14 +9,13 @@ one whole JSON value, from a scanner state each fragment advances instead of a p
 from __future__ import annotations
 
 import re
-import sys
 
-from deltacheck.reference.parts import is_complete_json
+from deltacheck.json_spec import is_json
 
 JSON_WHITESPACE = " \t\r\n"
 _STRUCTURE = re.compile(r'[{}\[\]"]')  # what changes the nesting outside strings
 _STRING_STOP = re.compile(r'["\\]')  # what can end a string, or escape the character that would
-_LITERALS = ("null", "true", "false", "NaN", "Infinity", "-Infinity")  # the bare words json.loads accepts
+_LITERALS = ("null", "true", "false")  # JSON's bare words (json.loads also takes NaN and Infinity: not JSON)
 
 
 class Fragments:
@@ -39,7 +38,7 @@ class Fragments:
         return self._pieces[0] if self._pieces else ""
 
 
-# Where the text stands against "one JSON value, surrounded by JSON whitespace" (what json.loads accepts).
+# Where the text stands against "one JSON value, surrounded by JSON whitespace" (RFC 8259; json_spec.is_json).
 _BEFORE = "before"  # only whitespace so far
 _NESTED = "nested"  # inside an object, an array or a top-level string
 _BARE = "bare"  # inside a top-level number or word (true, NaN, -Infinity...)
@@ -67,14 +66,14 @@ _FRACTION_ENDS = frozenset({5, 8})
 class JsonFragments(Fragments):
     """Fragments of JSON text that know whether they form one whole JSON value so far.
 
-    `is_complete` is exactly "json.loads accepts the text": each fragment is scanned once for what
+    `is_complete` is exactly `json_spec.is_json(text)`: each fragment is scanned once for what
     changes the nesting (brackets and strings, escapes included, across fragment boundaries); when
-    the top-level value closes, json.loads checks it once. Any valid continuation of a text is
+    the top-level value closes, is_json checks it once. Any valid continuation of a text is
     tokenised as the scanner does, so a value that closes invalid (or brackets that do not match)
     stays invalid whatever follows, and a closed valid value stays whole while only whitespace follows.
     """
 
-    __slots__ = ("_state", "_open", "_in_string", "_escaped", "_number", "_digits", "_word")
+    __slots__ = ("_state", "_open", "_in_string", "_escaped", "_number", "_word")
 
     def __init__(self, text: str = "") -> None:
         super().__init__()
@@ -83,17 +82,13 @@ class JsonFragments(Fragments):
         self._in_string = False
         self._escaped = False
         self._number: int | None = 0  # the number automaton's state for a bare value; None: not a number
-        self._digits = 0  # a bare number's digits so far
         self._word: str | None = ""  # a bare value's characters while they can still spell a literal; else None
         self.append(text)
 
     @property
     def is_complete(self) -> bool:
-        if self._state == _BARE:
-            if self._number in _INTEGER_ENDS:  # json.loads refuses integers longer than Python converts
-                limit = sys.get_int_max_str_digits()
-                return not limit or self._digits <= limit
-            return self._number in _FRACTION_ENDS or self._word in _LITERALS
+        if self._state == _BARE:  # an integer of any length is JSON, however many digits Python converts
+            return self._number in _INTEGER_ENDS or self._number in _FRACTION_ENDS or self._word in _LITERALS
         return self._state == _AFTER
 
     def append(self, piece: str) -> None:
@@ -167,7 +162,7 @@ class JsonFragments(Fragments):
                     self._state = _BROKEN
                     return i
             if not self._open and not self._in_string:  # the top-level value just closed
-                whole = is_complete_json(self.text() + piece[:i])
+                whole = is_json(self.text() + piece[:i])
                 self._state = _AFTER if whole else _BROKEN
                 return i
         return i
@@ -181,7 +176,6 @@ class JsonFragments(Fragments):
                 return i
             if self._number is not None:
                 self._number = _NUMBER_MOVES[self._number].get(char)
-                self._digits += char in _DIGITS
             if self._word is not None:
                 self._word += char
                 if not any(literal.startswith(self._word) for literal in _LITERALS):

@@ -42,14 +42,6 @@ def json_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def is_complete_json(text: str) -> bool:
-    try:
-        json.loads(text)
-    except ValueError:
-        return False
-    return True
-
-
 @dataclass
 class ReferenceOutcome:
     """What a reference assembler produced, plus what the event judge needs to know.

@@ -9,16 +9,9 @@ import html
 from xml.etree import ElementTree as ET
 
 from deltacheck.judge.severity import SPEC_VIOLATION
-from deltacheck.locations import CHECKOUT, PACKAGE_DIR
+from deltacheck.locations import portable
 from deltacheck.reports.scorecard import CELL, NOT_PASSED, _fixture_key, _fixture_rows, _verdict_table, failure_severity
 from deltacheck.running.results import Results
-
-REPO_ROOT = str(CHECKOUT or PACKAGE_DIR.parent)
-
-
-def _portable(text: str) -> str:
-    """Tracebacks name files under the checkout; the page must not depend on where that is."""
-    return text.replace(REPO_ROOT, "<repo>")
 
 
 def _ordered(results: list[Results]) -> list[Results]:
@@ -58,7 +51,7 @@ def render_junit(results: list[Results], corpus_version: str) -> str:
             if verdict == "fail":
                 ET.SubElement(case, "failure", message=message[:500]).text = record.get("diff", "")
             elif verdict in ("error", "crash", "timeout"):
-                ET.SubElement(case, "error", type=verdict, message=_portable(message)[:500]).text = _portable(
+                ET.SubElement(case, "error", type=verdict, message=portable(message)[:500]).text = portable(
                     record.get("diff", "")
                 )
             elif verdict in ("n/a", "skip"):
@@ -112,8 +105,8 @@ def render_html(results: list[Results], corpus_version: str) -> str:
         name = run.adapter.get("name", "?")
         for record in sorted((r for r in run.records if r["verdict"] in NOT_PASSED), key=_fixture_key):
             key = _fixture_key(record)
-            body = esc(_portable(record.get("first_divergence") or record.get("message", "")))
-            diff = f"<pre>{esc(_portable(record['diff']))}</pre>" if record.get("diff") else ""
+            body = esc(portable(record.get("first_divergence") or record.get("message", "")))
+            diff = f"<pre>{esc(portable(record['diff']))}</pre>" if record.get("diff") else ""
             details.append(
                 f'<section id="{esc(_anchor(name, key))}"><h3>{esc(key)}@{esc(corpus_version)} — '
                 f"{esc(name)}: {esc(record['verdict'])} ({esc(failure_severity(record, run))})</h3>"

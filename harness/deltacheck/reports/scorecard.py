@@ -108,7 +108,7 @@ def _adapters_section(out: list[str], runs: list[Results]) -> None:
         notes = a.get("capability_notes") or {}
         shown = "; ".join(f"{c} ({notes.get(c) or 'no reason recorded'})" for c in lacking)
         out.append(
-            f"| {a.get('name')} | {a.get('library')} | {a.get('version')} | {', '.join(a.get('protocols', []))} "
+            f"| {a.get('name')} | {a.get('library')} | {a.get('version')} | {_protocols_text(a)} "
             f"| {_cell_text(_scope_text(a))} | {_cell_text(shown) or '–'} | {_cell_text(a.get('code_path', ''))} |"
         )
     out.append("")
@@ -160,6 +160,12 @@ def _score_cells(records: list[dict[str, Any]], run: Results) -> str:
 def failure_severity(record: dict[str, Any], run: Results) -> str:
     """A failing record's severity in its run (CONTRACT.md 4.4)."""
     return record_severity(record, scope_of(run.adapter)) or SPEC_VIOLATION
+
+
+def _protocols_text(adapter: dict[str, Any]) -> str:
+    """Its protocols, and the wire it reads them on when that is not their own (a manifest's `transport`)."""
+    protocols = ", ".join(adapter.get("protocols", []))
+    return f"{protocols} (transport {adapter['transport']})" if adapter.get("transport") else protocols
 
 
 def _scope_text(adapter: dict[str, Any]) -> str:

@@ -1,7 +1,9 @@
 """Results files: JSON lines, a header, one line per fixture, a footer; flushed line by line.
 
-A run that dies half-way leaves every line it already wrote; `read_results` accepts a file without
-a footer and says so.
+Before each fixture runs, a short `running` line names it: an in-process adapter can end the
+process itself (os._exit, a crash in native code), and then that line is the only record of which
+fixture was running. A run that dies half-way leaves every line it already wrote; `read_results`
+accepts a file without a footer and says how it ended (`Results.ending`).
 """
 
 from __future__ import annotations
@@ -30,6 +32,11 @@ class ResultsWriter:
         self.counts[record["verdict"]] += 1
         self._write(record)
 
+    def running(self, fixture_id: str) -> None:
+        """Name the fixture about to run, flushed before it runs (one short line, built by hand: it is on every fixture's path)."""
+        self.stream.write('{"kind": "running", "fixture": ' + json.dumps(fixture_id, ensure_ascii=False) + "}\n")
+        self.stream.flush()
+
     def footer(self, interrupted: bool = False) -> None:
         self._write({"kind": "footer", "counts": dict(sorted(self.counts.items())), "interrupted": interrupted})
 
@@ -44,10 +51,26 @@ class Results:
     header: dict[str, Any]
     records: list[dict[str, Any]] = field(default_factory=list)
     complete: bool = False
+    interrupted: bool = False
+    # The fixture a `running` line named and no result followed: what was running when the file ended.
+    running: str | None = None
 
     @property
     def adapter(self) -> dict[str, Any]:
         return self.header.get("adapter", {})
+
+    @property
+    def ending(self) -> str | None:
+        """How the run stopped early, in words; None when it ran to its end."""
+        done = f"{len(self.records)} fixture(s) recorded"
+        if self.complete:
+            return f"the run was interrupted (Ctrl-C or SIGTERM): {done}" if self.interrupted else None
+        if self.running is not None:
+            return (
+                f"the run stopped while fixture {self.running} was running, its process gone without a word "
+                f"(an in-process adapter that exited or crashed the process, or a kill): {done} before it"
+            )
+        return f"the run stopped without a footer (its process died): {done}"
 
 
 def json_lines(path: Path | str) -> Iterator[tuple[int, Any]]:
@@ -60,6 +83,8 @@ def json_lines(path: Path | str) -> Iterator[tuple[int, Any]]:
                 yield number, json.loads(line)
             except ValueError as exc:
                 raise InvalidResults(str(path), number, f"not JSON: {exc}") from None
+            except RecursionError:
+                raise InvalidResults(str(path), number, "nested too deeply to read") from None
 
 
 def read_results(path: Path | str) -> Results:
@@ -80,10 +105,22 @@ def read_results(path: Path | str) -> Results:
                 if key not in obj:
                     raise InvalidResults(path, number, f"result without `{key}`")
             results.records.append(obj)
+            results.running = None
+        elif kind == "running":
+            results.running = obj.get("fixture") if isinstance(obj.get("fixture"), str) else "(unnamed)"
         elif kind == "footer":
             results.complete = True
+            results.interrupted = obj.get("interrupted") is True
         else:
             raise InvalidResults(path, number, f"unknown record kind {kind!r}")
     if results is None:
         raise InvalidResults(path, 1, "empty results file (no header)")
     return results
+
+
+def running_when_it_ended(path: Path | str) -> str | None:
+    """The fixture a results file says was running when its writer died, if it says so and can be read."""
+    try:
+        return read_results(path).running
+    except (InvalidResults, OSError, UnicodeDecodeError):
+        return None

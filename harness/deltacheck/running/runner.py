@@ -16,14 +16,20 @@ from typing import Any
 
 from deltacheck.adapter import Adapter
 from deltacheck.corpus.loader import Corpus, fast_result_check, result_validator
+from deltacheck.errors import shortened, without_embedded_traceback
+from deltacheck.judge.plain_json import kind_of
 from deltacheck.judge.severity import FAILING
 from deltacheck.judge.verdict import Crashed, Outcome, Raised, Returned, TimedOut, Verdict, judge
+from deltacheck.locations import portable
 from deltacheck.model import AssemblyRequest, Fixture
 from deltacheck.protocols import PROTOCOLS
 from deltacheck.running.deadlines import Expired, shared_timer, within
 
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_MAX_TIMEOUTS = 5
+# What one verdict's message can print or record (an implementation's 10 MB exception text); the observed
+# result and the diff are kept whole.
+MAX_VERDICT_MESSAGE_CHARS = 2_000
 # A signal can interrupt a call only on the main thread, and only where the OS has interval timers.
 HAS_TIMER = hasattr(signal, "setitimer")
 MAIN_THREAD = threading.main_thread()
@@ -47,7 +53,17 @@ def call_adapter(adapter: Adapter, request: AssemblyRequest, timeout: float) -> 
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # the implementation's failure is a verdict, not our crash
-        return Raised(f"{type(exc).__name__}: {exc}", exception=exc)
+        return Raised(described(exc), exception=exc)
+
+
+def described(exc: BaseException) -> str:
+    """`Type: message` for an implementation's exception, even one whose __str__ raises or is not a str."""
+    try:
+        text = str(exc)
+    except Exception:
+        text = "(its message could not be read: its __str__ raised)"
+    # Cut here, not only in the record: what the judge adds after it (which rejection it wanted) stays readable.
+    return f"{kind_of(exc)}: {shortened(portable(without_embedded_traceback(text)), MAX_VERDICT_MESSAGE_CHARS // 2)}"
 
 
 async def _awaited(awaitable: Any) -> Any:
@@ -70,11 +86,11 @@ async def call_adapter_async(adapter: Adapter, request: AssemblyRequest, timeout
     except TimeoutError as exc:
         if deadline.expired():
             return TimedOut(timeout)
-        return Raised(f"{type(exc).__name__}: {exc}", exception=exc)  # the implementation's own timeout
+        return Raised(described(exc), exception=exc)  # the implementation's own timeout
     except (KeyboardInterrupt, asyncio.CancelledError):
         raise  # the run was stopped, or the caller's task cancelled: not the implementation's verdict
     except BaseException as exc:  # the implementation's failure is a verdict, not our crash
-        return Raised(f"{type(exc).__name__}: {exc}", exception=exc)
+        return Raised(described(exc), exception=exc)
 
 
 def _with_thread(work: Callable[[], Any], timeout: float) -> Any:
@@ -102,6 +118,12 @@ class RunRecord:
 
     @classmethod
     def of(cls, adapter: str, verdict: Verdict, duration_ms: float, fixture: Fixture) -> RunRecord:
+        # A driver's message, and a diff (a gateway's error text), may name files under the checkout.
+        verdict.message = portable(verdict.message)
+        if verdict.diff:
+            verdict.diff = portable(verdict.diff)
+        if len(verdict.message) > MAX_VERDICT_MESSAGE_CHARS:  # one line a person reads, printed and recorded
+            verdict.message = shortened(verdict.message, MAX_VERDICT_MESSAGE_CHARS)
         basis = {k: v for k, v in (fixture.basis or {}).items() if k in ("kind", "servers")} or None
         return cls(adapter, verdict, duration_ms, fixture.title, fixture.path, basis, "off-schema" in fixture.tags)
 
@@ -128,8 +150,12 @@ def run_fixtures(
     fixtures: Iterable[Fixture],
     timeout: float = DEFAULT_TIMEOUT,
     max_timeouts: int = 0,
+    announce: Callable[[str], None] | None = None,
 ) -> Iterator[RunRecord]:
     """Yield one record per fixture, in order; skips and n/a are records too, never silent.
+
+    `announce(fixture_id)` is called just before the implementation is given a fixture: the results
+    file's `running` line, which outlives a process the implementation ends.
 
     After `max_timeouts` timeouts in a row (0: never) the adapter is taken for dead: the remaining
     fixtures are recorded as skipped with the reason, so a hung driver costs seconds, not fixtures x timeout.
@@ -140,6 +166,7 @@ def run_fixtures(
     run_request = getattr(adapter, "run_request", None) or partial(call_adapter, adapter)
     timeouts_in_a_row = 0
     name, protocols, capabilities = adapter.name, adapter.protocols, frozenset(adapter.capabilities)
+    transport = transport_of(adapter)
     with shared_timer():  # one deadline timer for the whole run, not two system calls per fixture
         for fixture in fixtures:
             if max_timeouts and timeouts_in_a_row >= max_timeouts:
@@ -155,8 +182,13 @@ def run_fixtures(
             if fixture.protocol not in protocols:
                 yield _not_spoken(name, fixture)
                 continue
+            if (problem := fixture.transport_problem(transport)) is not None:
+                yield _not_carried(name, fixture, problem)
+                continue
+            if announce is not None:
+                announce(fixture.id)
             started = time.perf_counter()
-            outcome = run_request(fixture.request(), timeout)
+            outcome = run_request(fixture.request(transport), timeout)
             record = judged(
                 name,
                 capabilities,
@@ -177,8 +209,11 @@ async def run_fixture_async(
     """One fixture through an async adapter on the caller's event loop (`call_adapter_async`), judged as `run_fixtures` judges."""
     if fixture.protocol not in adapter.protocols:
         return _not_spoken(adapter.name, fixture)
+    transport = transport_of(adapter)
+    if (problem := fixture.transport_problem(transport)) is not None:
+        return _not_carried(adapter.name, fixture, problem)
     started = time.perf_counter()
-    outcome = await call_adapter_async(adapter, fixture.request(), timeout)
+    outcome = await call_adapter_async(adapter, fixture.request(transport), timeout)
     return judged(
         adapter.name,
         frozenset(adapter.capabilities),
@@ -194,6 +229,16 @@ async def run_fixture_async(
 def _not_spoken(name: str, fixture: Fixture) -> RunRecord:
     verdict = Verdict(fixture.id, fixture.protocol, "skip", f"{name} does not speak {fixture.protocol}")
     return RunRecord.of(name, verdict, 0.0, fixture)
+
+
+def transport_of(adapter: Any) -> str | None:
+    """The wire an adapter reads its protocol's streams on (its manifest's or class's `transport`), else None."""
+    return getattr(adapter, "transport", None)
+
+
+def _not_carried(name: str, fixture: Fixture, problem: str) -> RunRecord:
+    """n/a, never run: the fixture's stream cannot travel on the transport the adapter reads (model.Fixture)."""
+    return RunRecord.of(name, Verdict(fixture.id, fixture.protocol, "n/a", problem), 0.0, fixture)
 
 
 def judged(
@@ -248,4 +293,5 @@ __all__ = [
     "problem_records",
     "run_fixture_async",
     "run_fixtures",
+    "transport_of",
 ]

@@ -1,4 +1,4 @@
-"""Wire replay: serve any fixture as real SSE on a loopback port.
+"""Wire replay: serve any fixture as real SSE (or its protocol's binary frames) on a loopback port.
 
 An unmodified client in any language, pointed at `http://127.0.0.1:PORT/<FIXTURE-ID>/v1` as its
 base URL, streams that fixture: every request under the prefix (POST /chat/completions,
@@ -43,7 +43,7 @@ def make_handler(
                 self.wfile.write(body)
                 return
             self.send_response(200)
-            self.send_header("content-type", "text/event-stream")
+            self.send_header("content-type", fixture.request().content_type)
             self.send_header("cache-control", "no-cache")
             self.send_header("transfer-encoding", "chunked")
             self.end_headers()

@@ -9,15 +9,18 @@ imports of deltacheck are answered by small stand-ins (and, for Node, the inline
 from __future__ import annotations
 
 import ast
+import base64
 import importlib.util
 import inspect
 import json
 import re
+import shlex
+from itertools import accumulate
 from pathlib import Path
 
 from deltacheck.driver.messages import run_request
 from deltacheck.judge.compare import pretty
-from deltacheck.model import Fixture
+from deltacheck.model import AssemblyRequest, Fixture
 from deltacheck.protocols import protocol
 
 TEMPLATES = Path(__file__).resolve().parent
@@ -32,8 +35,26 @@ class ReproUnavailable(Exception):
     """No reproduction can be written for this adapter and language; the message says why."""
 
 
-def reproduction(fixture: Fixture, citation: str, language: str, adapter_name: str | None) -> str:
-    """The script's text for `fixture` through the bundled adapter `adapter_name` (or the default)."""
+def reproduction(
+    fixture: Fixture,
+    citation: str,
+    language: str,
+    adapter_name: str | None,
+    adapter_cmd: list[str] | None = None,
+    startup_timeout: float = 30.0,
+) -> str:
+    """The script's text for `fixture` through `adapter_name` (a bundled adapter, the default one, or a
+    `MODULE:CLASS` / `file.py:CLASS` adapter of your own), or through the driver command `adapter_cmd`."""
+    from deltacheck.adapter import is_adapter_spec
+
+    if adapter_cmd is not None:
+        return _driver_script(fixture, citation, language, adapter_cmd, startup_timeout)
+    if adapter_name is not None and is_adapter_spec(adapter_name):
+        return _own_adapter_script(fixture, citation, language, adapter_name)
+    return _bundled_script(fixture, citation, language, adapter_name)
+
+
+def _bundled_script(fixture: Fixture, citation: str, language: str, adapter_name: str | None) -> str:
     from deltacheck.adapter import registered_adapters
     from deltacheck.driver.external import ExternalAdapter
 
@@ -50,7 +71,8 @@ def reproduction(fixture: Fixture, citation: str, language: str, adapter_name: s
             else "it is not a bundled adapter"
         )
         raise ReproUnavailable(
-            f"--adapter {name}: --repro cannot reproduce it, {why}; bundled {language} adapters: {', '.join(bundled)}"
+            f"--adapter {name}: --repro cannot reproduce it, {why}; bundled {language} adapters: "
+            f"{', '.join(bundled)}; an adapter of your own: --adapter path/to/file.py:CLASS or --adapter-cmd COMMAND"
         )
     manifest = factory.manifest
     if manifest.language != language:
@@ -67,24 +89,192 @@ def reproduction(fixture: Fixture, citation: str, language: str, adapter_name: s
             f"(it speaks {', '.join(sorted(hello.protocols))})"
         )
     library = f"{hello.library} {hello.version}" if hello else "the library at the versions pinned on the Install line"
-    fields = {
+    request = _request_on_its_wire(fixture, name, manifest.transport)
+    if language == "python":
+        module_name, _, class_name = str(manifest.entry).partition(":")
+        source_path = _module_file(module_name)
+        code_path = hello.code_path if hello else _python_code_path(source_path, class_name)
+        label = f"deltacheck/adapters/{source_path.parent.name}/{source_path.name}"
+        language_fields = _python(fixture, request, source_path, class_name, label)
+    else:
+        language_fields = _node(fixture, manifest, request)
+        code_path = hello.code_path if hello else _node_code_path(manifest)
+    fields = _common_fields(fixture, request, citation, language, library, code_path)
+    fields.update(ADAPTER=name, INSTALL=_install_command(manifest), **language_fields)
+    return _fill((TEMPLATES / f"{language}.tmpl").read_text(encoding="utf-8"), fields)
+
+
+def _own_adapter_script(fixture: Fixture, citation: str, language: str, spec: str) -> str:
+    """Your in-process Python adapter (`MODULE:CLASS` or `file.py:CLASS`), its module inlined as a bundled one's is."""
+    from deltacheck.adapter import get_adapter_factory
+    from deltacheck.errors import BadAdapterSpec
+
+    if language != "python":
+        raise ReproUnavailable(f"--adapter {spec} is an in-process Python adapter; use --repro python")
+    try:
+        cls = get_adapter_factory(spec)
+    except BadAdapterSpec as exc:
+        raise ReproUnavailable(str(exc)) from None
+    assert isinstance(cls, type)  # a spec always names an in-process Adapter class
+    if fixture.protocol not in cls.protocols:
+        raise ReproUnavailable(
+            f"fixture {fixture.id} is {fixture.protocol}, which adapter {spec!r} does not speak "
+            f"(it speaks {', '.join(sorted(cls.protocols))})"
+        )
+    source = inspect.getsourcefile(cls)
+    if source is None:
+        raise ReproUnavailable(f"--adapter {spec}: the source of {cls.__qualname__} is not a file the script can carry")
+    source_path = Path(source)
+    request = _request_on_its_wire(fixture, spec, cls.transport)
+    fields = _common_fields(fixture, request, citation, language, f"{cls.library} {cls.version}", cls.code_path)
+    fields.update(
+        ADAPTER=spec,
+        INSTALL=f"{cls.library} {cls.version} (the library your adapter imports), plus whatever else it imports",
+        **_python(fixture, request, source_path, cls.__name__, source_path.name),
+    )
+    return _fill((TEMPLATES / "python.tmpl").read_text(encoding="utf-8"), fields)
+
+
+def _driver_script(fixture: Fixture, citation: str, language: str, command: list[str], startup_timeout: float) -> str:
+    """A Python script that starts your driver command and speaks the driver protocol for this one fixture."""
+    from deltacheck.driver.subprocess_adapter import SubprocessAdapter
+    from deltacheck.errors import DriverFailed
+
+    if language != "python":
+        raise ReproUnavailable(
+            "--adapter-cmd: the script that starts a driver command is written in Python, whatever the "
+            "driver's language; use --repro python"
+        )
+    try:
+        with SubprocessAdapter(command, startup_timeout=startup_timeout) as driver:
+            hello = driver.start()
+    except (DriverFailed, OSError) as exc:
+        raise ReproUnavailable(f"--adapter-cmd: {exc}") from None
+    if fixture.protocol not in hello.protocols:
+        raise ReproUnavailable(
+            f"fixture {fixture.id} is {fixture.protocol}, which the driver {hello.name!r} does not speak "
+            f"(it speaks {', '.join(sorted(hello.protocols))})"
+        )
+    fields = _common_fields(
+        fixture, fixture.request(), citation, language, f"{hello.library} {hello.version}", hello.code_path
+    )
+    fields.update(
+        COMMAND=repr(command),
+        COMMAND_TEXT=shlex.join(command),
+        REQUEST=repr(json.dumps(run_request(0, fixture.request()), ensure_ascii=False)),
+        TIMEOUT="60",
+    )
+    return _fill((TEMPLATES / "driver.tmpl").read_text(encoding="utf-8"), fields)
+
+
+def _request_on_its_wire(fixture: Fixture, adapter: str, transport: str | None) -> AssemblyRequest:
+    """The request the adapter is run with: on the transport it reads, if it declares one."""
+    problem = fixture.transport_problem(transport)
+    if problem is not None:
+        raise ReproUnavailable(f"fixture {fixture.id} is n/a for adapter {adapter!r}: {problem}")
+    return fixture.request(transport)
+
+
+def _common_fields(
+    fixture: Fixture, request: AssemblyRequest, citation: str, language: str, library: str, code_path: str
+) -> dict[str, str]:
+    """What every script carries: the citation, the library and its code path, the expected result and the check."""
+    body_keys = ("chunks", "sse", "body_base64")  # the script spells the body out itself (SSE)
+    wire = {k: v for k, v in run_request(0, request)["request"].items() if k not in body_keys}
+    if request.binary and language == "python" and "sse_cuts" not in wire:
+        # One read per message, as the driver's AssemblyRequest cuts a binary body with its framing (which the
+        # script's stand-in cannot import).
+        wire["sse_cuts"] = list(accumulate(len(piece) for piece in request.sse_pieces()))[:-1]
+    return {
         "CITATION": citation,
         "TITLE": fixture.title,
-        "ADAPTER": name,
         "LIBRARY": library,
-        "CODE_PATH": hello.code_path if hello else "(see the adapter source below)",
+        "CODE_PATH": " ".join(code_path.split()),
         "MARKER": MARKER,
         "EXPECTED": _comment(_expected_text(fixture), "#" if language == "python" else "//"),
+        "WIRE": json.dumps(wire, ensure_ascii=False) if language == "node" else repr(wire),
+        "CHECK": _check(fixture, language),
     }
-    fields["INSTALL"] = _install_command(manifest)
-    request = fixture.request()
-    wire = {k: v for k, v in run_request(0, request)["request"].items() if k not in ("chunks", "sse")}
-    fields["WIRE"] = json.dumps(wire, ensure_ascii=False) if language == "node" else repr(wire)
+
+
+def _check(fixture: Fixture, language: str) -> str:
+    """The comparison the script runs, with the fixture's outcomes as deltacheck normalises them."""
+    from deltacheck.judge.compare import normalised
+    from deltacheck.judge.verdict import PROGRAMMING_ERRORS
+
+    outcomes = ([["expected result", fixture.expected]] if fixture.expected is not None else []) + [
+        [f"acceptable outcome {i} ({a['description']})", a["result"]] for i, a in enumerate(fixture.acceptable)
+    ]
+    outcomes = [[label, normalised(result, fixture.protocol)] for label, result in outcomes]
+    raises = []
+    if fixture.rejection:
+        raises.append([fixture.rejection["matches"], f"the recommended rejection: {fixture.rejection['reason']}"])
+    if fixture.raise_acceptable and fixture.raise_matches:
+        raises.append([fixture.raise_matches, fixture.raise_acceptable])
+    values = {
+        "OUTCOMES": json.dumps(outcomes, ensure_ascii=False),
+        "ACCEPTED_RAISES": json.dumps(raises, ensure_ascii=False),
+        "PROGRAMMING_ERRORS": json.dumps(sorted(PROGRAMMING_ERRORS)),
+    }
     if language == "python":
-        fields.update(_python(fixture, manifest, request.sse))
+        values = {key: repr(value) for key, value in values.items()}  # json.loads of a str literal
+        values["EMPTY_PARTS_OMITTED"] = repr(protocol(fixture.protocol).empty_parts_omitted)
+        values["PLAIN_TEXT_PARTS_JOIN"] = repr(protocol(fixture.protocol).plain_text_parts_join)
     else:
-        fields.update(_node(fixture, manifest, request.sse))
-    return _fill((TEMPLATES / f"{language}.tmpl").read_text(encoding="utf-8"), fields)
+        values["EMPTY_PARTS_OMITTED"] = json.dumps(protocol(fixture.protocol).empty_parts_omitted)
+        values["PLAIN_TEXT_PARTS_JOIN"] = json.dumps(protocol(fixture.protocol).plain_text_parts_join)
+    suffix = "py" if language == "python" else "mjs"
+    return _fill((TEMPLATES / f"check.{suffix}.tmpl").read_text(encoding="utf-8"), values).rstrip()
+
+
+def _python_code_path(source_path: Path, class_name: str) -> str:
+    """The adapter class's `code_path`, read from its source (its library is not installed here)."""
+    classes = {
+        n.name: n for n in ast.parse(source_path.read_text(encoding="utf-8")).body if isinstance(n, ast.ClassDef)
+    }
+    pending = [class_name]
+    while pending:
+        node = classes.get(pending.pop(0))
+        if node is None:
+            continue
+        for statement in node.body:
+            if not isinstance(statement, (ast.Assign, ast.AnnAssign)) or statement.value is None:
+                continue
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            if any(isinstance(t, ast.Name) and t.id == "code_path" for t in targets):
+                try:
+                    return str(ast.literal_eval(statement.value))
+                except ValueError:
+                    break
+        pending += [base.id for base in node.bases if isinstance(base, ast.Name)]
+    return f"printed by the script when it runs (`{class_name}.code_path`)"
+
+
+def _node_code_path(manifest) -> str:
+    """The driver's `code_path` for its mode, read from its source when it is plain string literals."""
+    driver = manifest.folder / manifest.command[1]
+    text = driver.read_text(encoding="utf-8")
+    sources = [text] + [
+        (driver.parent.parent / "common" / name).read_text(encoding="utf-8")
+        for name in _COMMON_IMPORT.findall(text)
+        if name not in _COMMON_HELPERS
+    ]
+    mode = manifest.command[2] if len(manifest.command) > 2 else None
+    literal = r"'(?:[^'\\\n]|\\.)*'"
+    for source in sources:
+        # A driver with a table of modes: the mode's entry; a driver of one implementation: its only code_path.
+        blocks = [source] if len(re.findall(r"\bcode_path:", source)) == 1 else []
+        for entry in re.finditer(rf"^(\s*)'?{re.escape(mode or '')}'?\s*:\s*\{{", source, re.MULTILINE):
+            end = source.find("\n" + entry.group(1).lstrip("\n") + "}", entry.end())
+            blocks.insert(0, source[entry.end() : end])
+        block = next((b for b in blocks if "code_path:" in b), None) if mode or blocks else None
+        if block is None:
+            continue
+        found = re.match(rf"code_path:\s*((?:{literal}\s*\+?\s*)+)(?=[,\n}}])", block[block.find("code_path:") :])
+        if found:
+            pieces = re.findall(literal, found.group(1))
+            return "".join(piece[1:-1] for piece in pieces).replace("\\'", "'")
+    return "printed by the script when it runs (the driver's `code_path`)"
 
 
 def _default_adapter(fixture: Fixture, language: str) -> str:
@@ -139,9 +329,9 @@ def _comment(text: str, prefix: str) -> str:
 # -- Python --------------------------------------------------------------------------------------
 
 
-def _python(fixture: Fixture, manifest, sse: bytes) -> dict[str, str]:
-    module_name, _, class_name = manifest.entry.partition(":")
-    source_path = _module_file(module_name)
+def _python(
+    fixture: Fixture, request: AssemblyRequest, source_path: Path, class_name: str, adapter_file: str
+) -> dict[str, str]:
     source = source_path.read_text(encoding="utf-8")
     _check_imports(source, source_path)
     # Bundled adapters import their shared helpers relatively (`from ..replay import`), so that static
@@ -153,13 +343,17 @@ def _python(fixture: Fixture, manifest, sse: bytes) -> dict[str, str]:
         helper_source = _only_what_runs(_module_file(helper).read_text(encoding="utf-8"), "") + "\n"
         helper_lines.append(f"_stand_in({helper!r}, (\n{_py_text_lines(helper_source)}\n))")
     return {
-        "SSE": _py_bytes_lines(sse),
+        "SSE": _py_bytes_lines(request.sse),
+        # A binary body (event-stream messages) travels as the driver protocol carries it: base64.
+        "BODY_FIELD": '"body_base64": base64.b64encode(SSE).decode("ascii")'
+        if request.binary
+        else '"sse": SSE.decode("utf-8")',
         "CHUNKS": "\n".join(
             f"    {json.dumps(chunk, ensure_ascii=False, separators=(',', ':'))!r}," for chunk in fixture.chunks
         ),
         "HELPERS": "\n".join(helper_lines),
         "SEED": _seed_source_python(),
-        "ADAPTER_FILE": f"deltacheck/adapters/{source_path.parent.name}/{source_path.name}",
+        "ADAPTER_FILE": adapter_file,
         "ADAPTER_SOURCE": _only_what_runs(source, class_name),
         "MODEL": _py_text_lines(_model_source()),
         "FIXTURE_ID": repr(fixture.id),
@@ -168,7 +362,11 @@ def _python(fixture: Fixture, manifest, sse: bytes) -> dict[str, str]:
 
 
 # What the template's stand-ins answer; helper modules under deltacheck.adapters are inlined whole.
-STAND_INS = {"deltacheck.adapter": {"Adapter", "manifest_name"}, "deltacheck.model": {"AssemblyRequest"}}
+STAND_INS = {
+    "deltacheck": {"Adapter", "AssemblyRequest"},
+    "deltacheck.adapter": {"Adapter", "manifest_name"},
+    "deltacheck.model": {"AssemblyRequest"},
+}
 
 
 _SIBLING_IMPORT = re.compile(r"^(\s*)from \.\.(\w+) import", re.MULTILINE)
@@ -296,7 +494,7 @@ def _code(path: Path) -> str:
     return re.sub(r"\A(?://[^\n]*\n|\s*\n)+", "", source).strip()
 
 
-def _node(fixture: Fixture, manifest, sse: bytes) -> dict[str, str]:
+def _node(fixture: Fixture, manifest, request: AssemblyRequest) -> dict[str, str]:
     driver = manifest.folder / manifest.command[1]
     common = driver.parent.parent / "common"
     adapter_file = f"deltacheck/adapters/node/{driver.parent.name}/{driver.name}"
@@ -316,11 +514,15 @@ def _node(fixture: Fixture, manifest, sse: bytes) -> dict[str, str]:
     )
     if seed is None:
         raise ReproUnavailable(f"{common / 'driver.mjs'} has no seedRandomness function to inline")
-    text = sse.decode("utf-8")
+    if request.binary:  # a binary body (event-stream messages) travels as the driver protocol carries it: base64
+        text, body_field = base64.b64encode(request.sse).decode("ascii"), "body_base64: SSE"
+        lines = [text[start : start + 76] for start in range(0, len(text), 76)]
+    else:
+        text, body_field = request.sse.decode("utf-8"), "sse: SSE"
+        lines = text.splitlines(keepends=True)
     return {
-        "SSE": " +\n".join(
-            f"  {json.dumps(line, ensure_ascii=False)}" for line in (text.splitlines(keepends=True) or [""])
-        ),
+        "SSE": " +\n".join(f"  {json.dumps(line, ensure_ascii=False)}" for line in (lines or [""])),
+        "BODY_FIELD": body_field,
         "CHUNKS": "\n".join(
             f"  {json.dumps(chunk, ensure_ascii=False, separators=(',', ':'))}," for chunk in fixture.chunks
         ),

@@ -19,3 +19,8 @@ def recognises(chunk: dict[str, Any]) -> bool:
 def is_error_frame(chunk: dict[str, Any]) -> bool:
     """An `error` event, which may sit in a stream of another protocol (a gateway's)."""
     return chunk.get("type") == "error"
+
+
+def starts_response(chunk: dict[str, Any]) -> bool:
+    """`message_start` begins a response: a second one means the capture holds two."""
+    return chunk.get("type") == "message_start"

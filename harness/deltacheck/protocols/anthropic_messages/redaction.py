@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 # Values that are the stream's structure, not content: never replaced.
-STRUCTURAL_KEYS = frozenset({"type", "role", "name", "stop_reason", "service_tier"})
+STRUCTURAL_KEYS = frozenset({"type", "role", "name", "stop_reason", "service_tier", "inference_geo"})
 # Free text the contributor may own (kept with keep_text).
 TEXT_KEYS = frozenset(
     {
@@ -27,7 +27,13 @@ TEXT_KEYS = frozenset(
 )
 # Identifiers, and the prefixes that say what they identify (kept; the rest of an id is replaced).
 ID_KEYS = frozenset({"id", "tool_use_id", "file_id"})
-ID_PREFIXES = ("msg_", "toolu_", "srvtoolu_", "req_", "file_")
+ID_PREFIXES = ("msg_", "toolu_", "srvtoolu_", "mcptoolu_", "req_", "file_")
+# Opaque tokens: replaced by a token of the same length and kind.
+TOKEN_KEYS = frozenset({"model", "signature", "data"})
+# Opaque blobs sent as base64 whose bytes a reference decodes: none.
+BLOB_KEYS: frozenset[str] = frozenset()
+# Texts a content block streams in fragments (its start may hold the first): each redacted as the text it builds.
+STREAMED_TEXT_KEYS = ("text", "thinking", "signature")
 # A whole input JSON text (string), and a block's parsed `input` (its keys are the tool's).
 ARGUMENT_TEXT_KEYS = frozenset({"partial_json"})
 TOOL_INPUT_KEYS = frozenset({"input"})
@@ -46,3 +52,25 @@ def argument_fragments(chunks: list[Any]) -> Iterator[tuple[tuple, Any, str]]:
             and isinstance(delta.get("partial_json"), str)
         ):
             yield ("block", chunk.get("index"), opened.get(chunk.get("index"))), delta, "partial_json"
+
+
+def text_fragments(chunks: list[Any]) -> Iterator[tuple[tuple, Any, str]]:
+    """(block key, holder dict, key) for each fragment of a content block's streamed text, in stream order."""
+    opened: dict[Any, int] = {}
+    for position, chunk in enumerate(chunks):
+        kind = chunk.get("type")
+        holder = None
+        if kind == "content_block_start":
+            opened[chunk.get("index")] = position
+            holder = chunk.get("content_block")
+        elif kind == "content_block_delta":
+            holder = chunk.get("delta")
+        if isinstance(holder, dict):
+            for key in STREAMED_TEXT_KEYS:
+                if isinstance(holder.get(key), str):
+                    yield ("block", chunk.get("index"), opened.get(chunk.get("index")), key), holder, key
+
+
+def blob_fragments(chunks: list[Any]) -> Iterator[tuple[tuple, Any, str]]:
+    """None: no blob of this protocol arrives in base64 fragments."""
+    return iter(())

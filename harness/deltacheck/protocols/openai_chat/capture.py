@@ -17,3 +17,8 @@ def recognises(chunk: dict[str, Any]) -> bool:
 def is_error_frame(chunk: dict[str, Any]) -> bool:
     """Only an `error` object: an error frame, which may sit in a stream of another protocol (a gateway's)."""
     return set(chunk) <= {"error"}
+
+
+def starts_response(chunk: dict[str, Any]) -> bool:
+    """No chunk says a response begins (a second one shows as chunks after `data: [DONE]`)."""
+    return False

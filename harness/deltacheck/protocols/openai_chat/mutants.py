@@ -319,8 +319,19 @@ class _ExtraContentDropped(ChatAssembler):
         outcome = super().finish()
         for choice in outcome.result["choices"]:
             for part in choice["parts"]:
-                part.pop("extra_content", None)
+                if part["type"] == "tool_call":
+                    part.pop("extra_content", None)
         return outcome
+
+
+class _MessageExtraContentDropped(ChatAssembler):
+    """The delta's own extra_content (Gemini's thought signature on an answer without function calls) is not
+    read: only the OpenAI delta fields and the tool calls' extension objects are kept."""
+
+    def _feed_choice(self, n, raw):
+        if isinstance(raw, dict) and isinstance(raw.get("delta"), dict):
+            raw = {**raw, "delta": {k: v for k, v in raw["delta"].items() if k != "extra_content"}}
+        super()._feed_choice(n, raw)
 
 
 class _LegacyStubOpensCall(ChatAssembler):
@@ -521,6 +532,13 @@ MUTANTS = [
         "extra-content-dropped",
         "a tool call's extra_content (Gemini's thought signature) is lost",
         _ExtraContentDropped,
+        "",
+    ),
+    (
+        63,
+        "message-extra-content-dropped",
+        "the delta's own extra_content (Gemini's thought signature on an answer without calls) is lost",
+        _MessageExtraContentDropped,
         "",
     ),
 ]

@@ -15,7 +15,13 @@ STRUCTURAL_KEYS = frozenset({"type", "object", "role", "name", "finish_reason", 
 TEXT_KEYS = frozenset({"content", "refusal", "reasoning_content", "reasoning", "arguments", "message"})
 # Identifiers, and the prefixes that say what they identify (kept; the rest of an id is replaced).
 ID_KEYS = frozenset({"id", "system_fingerprint"})
-ID_PREFIXES = ("chatcmpl-", "call_", "fp_", "file_")
+ID_PREFIXES = ("chatcmpl-", "call_", "fp_", "file_", "xs_call_")
+# Opaque tokens: replaced by a token of the same length and kind.
+TOKEN_KEYS = frozenset({"model"})
+# Opaque blobs sent as base64 whose bytes a reference decodes: none.
+BLOB_KEYS: frozenset[str] = frozenset()
+# Texts a choice streams in fragments: each is redacted as the whole text it builds.
+STREAMED_TEXT_KEYS = ("content", "refusal", "reasoning_content", "reasoning")
 # A whole argument text (string), and arguments a gateway sends already parsed (their keys are the tool's).
 ARGUMENT_TEXT_KEYS = frozenset({"arguments"})
 TOOL_INPUT_KEYS = frozenset({"arguments"})
@@ -43,6 +49,17 @@ def argument_fragments(chunks: list[Any]) -> Iterator[tuple[tuple, Any, str]]:
             fc = delta.get("function_call")
             if isinstance(fc, dict) and isinstance(fc.get("arguments"), str):
                 yield ("function_call", choice.get("index")), fc, "arguments"
+
+
+def text_fragments(chunks: list[Any]) -> Iterator[tuple[tuple, Any, str]]:
+    """(text key, holder dict, key) for each fragment of a choice's streamed text, in stream order."""
+    for chunk in chunks:
+        for choice in chunk.get("choices") or [] if isinstance(chunk, dict) else []:
+            delta = choice.get("delta") if isinstance(choice, dict) else None
+            if isinstance(delta, dict):
+                for key in STREAMED_TEXT_KEYS:
+                    if isinstance(delta.get(key), str):
+                        yield ("text", choice.get("index"), key), delta, key
 
 
 def _call_of_each_fragment(chunks: list[Any]) -> dict[int, int]:
@@ -80,3 +97,8 @@ def _call_of_each_fragment(chunks: list[Any]) -> dict[int, int]:
     except AssemblyError:
         pass  # a stream the reference rejects: what it assembled so far is known, the rest keeps its index
     return owners
+
+
+def blob_fragments(chunks: list[Any]) -> Iterator[tuple[tuple, Any, str]]:
+    """None: no blob of this protocol arrives in base64 fragments."""
+    return iter(())

@@ -54,6 +54,7 @@ class _Choice:
     pending_extra: dict[int, dict[str, Any]] = field(default_factory=dict)
     legacy: _Call | None = None
     finish_reason: str | None = None
+    extra_content: dict[str, Any] | None = None  # the message's own extension object (rule 5), merged key by key
 
 
 class ChatAssembler:
@@ -101,6 +102,12 @@ class ChatAssembler:
         _append_text(n, delta, "content", choice.text)
         _append_text(n, delta, "refusal", choice.refusal)
         _append_reasoning(n, delta, choice.reasoning)
+        extra = delta.get("extra_content")
+        if extra is not None:
+            if not isinstance(extra, dict):
+                raise AssemblyError(n, f"choices[{index}].delta.extra_content is not an object")
+            if extra:  # rule 5: the message's own extension object (Gemini's signature on an answer without calls)
+                choice.extra_content = {**(choice.extra_content or {}), **extra}
         tool_calls = delta.get("tool_calls")
         if tool_calls is not None:
             if not isinstance(tool_calls, list):
@@ -252,8 +259,11 @@ class ChatAssembler:
             parts: list[dict[str, Any]] = []
             if "".join(choice.reasoning):
                 parts.append(reasoning_part("".join(choice.reasoning)))
-            if "".join(choice.text):
-                parts.append(text_part("".join(choice.text)))
+            if "".join(choice.text) or choice.extra_content is not None:
+                part = text_part("".join(choice.text))
+                if choice.extra_content is not None:
+                    part["extra_content"] = choice.extra_content  # rule 5: kept on the text part, even an empty one
+                parts.append(part)
             if "".join(choice.refusal):
                 parts.append(refusal_part("".join(choice.refusal)))
             for call in _ordered_calls(choice):

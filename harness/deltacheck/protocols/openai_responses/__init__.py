@@ -13,6 +13,7 @@ PROTOCOL = Protocol(
     framing=SseFraming(named_events=True),
     capability_notes={
         "extra_content": "extra_content is a Chat Completions tool-call extension; Responses function calls carry none",
+        "message_extra_content": "extra_content is a Chat Completions message extension; a Responses message carries none",
         "server_tools": "server tool blocks are Anthropic Messages content; a Responses stream has none",
         "multiple_choices": "a Responses stream has one output, no choices",
     },

@@ -17,3 +17,8 @@ def recognises(chunk: dict[str, Any]) -> bool:
 def is_error_frame(chunk: dict[str, Any]) -> bool:
     """An `error` event, which may sit in a stream of another protocol (a gateway's)."""
     return chunk.get("type") == "error"
+
+
+def starts_response(chunk: dict[str, Any]) -> bool:
+    """`response.created` begins a response: a second one means the capture holds two."""
+    return chunk.get("type") == "response.created"

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from deltacheck.errors import AssemblyError
+from deltacheck.json_spec import parse as parse_json
 from deltacheck.reference.fragments import Fragments
 from deltacheck.reference.parts import (
     ReferenceOutcome,
@@ -398,8 +398,8 @@ def _same_arguments(a: str, b: str) -> bool:
     if a == b:
         return True
     try:
-        return bool(json.loads(a) == json.loads(b))
-    except ValueError:
+        return bool(parse_json(a) == parse_json(b))
+    except ValueError:  # not JSON (RFC 8259), or too deep to read
         return False
 
 

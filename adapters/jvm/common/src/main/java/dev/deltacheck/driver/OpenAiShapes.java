@@ -24,8 +24,13 @@ public final class OpenAiShapes {
             if (value instanceof String && !reasoning.contains(value)) reasoning.add((String) value);
         }
         for (String text : reasoning) parts.add(Results.reasoningPart(text, null, null));
-        if (message.get("content") instanceof String) {  // "" too: the comparator omits an empty part (CONTRACT 3.2)
-            parts.add(Results.textPart((String) message.get("content"), null));
+        // The message's own extension object, where the library wrote the provider's unknown delta fields.
+        Object extension = message.get("extra_content");
+        if (message.get("content") instanceof String || extension != null) {  // "" too: the comparator omits an empty part
+            Object content = message.get("content");
+            Map<String, Object> text = Results.textPart(content instanceof String ? (String) content : "", null);
+            if (extension != null) text.put("extra_content", extension);
+            parts.add(text);
         }
         if (message.get("refusal") instanceof String) {
             parts.add(Results.refusalPart((String) message.get("refusal")));

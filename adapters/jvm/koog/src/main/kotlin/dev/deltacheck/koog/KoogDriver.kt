@@ -21,7 +21,8 @@ import kotlinx.coroutines.withTimeout
  * `OpenAILLMClient.executeStreaming(prompt, model, tools)` with OpenAIChatParams (Chat Completions) or
  * OpenAIResponsesParams (Responses): the StreamFrame flow is collected and its complete frames are the
  * result: TextComplete, ReasoningComplete and ToolCallComplete become parts in the order they are
- * emitted, End gives the finish reason. The client's base URL is a loopback server answering with the
+ * emitted, End gives the finish reason (and, on Chat, the message's own extra_content from its
+ * ResponseMetaInfo.metadata). The client's base URL is a loopback server answering with the
  * fixture's SSE bytes, so Koog's own HTTP client and SSE decoding run.
  *
  * Koog has no error frame, and an error the stream carries reaches the caller only when Koog raises: a Chat
@@ -50,7 +51,7 @@ fun main(args: Array<String>) {
             "chat",
             "koog-openai-chat",
             "openai-chat",
-            listOf("reasoning", "finish_reason", "error"),
+            listOf("reasoning", "finish_reason", "error", "message_extra_content"),
             "Koog OpenAILLMClient.executeStreaming(prompt with OpenAIChatParams, GPT-4o, no tools), the StreamFrame " +
                 "flow collected (TextComplete, ReasoningComplete, ToolCallComplete, End); the client's base URL is a " +
                 "loopback server answering with the SSE bytes, so Koog's own HTTP and SSE code runs",
@@ -91,6 +92,7 @@ private fun run(request: Map<String, Any?>, params: LLMParams): Map<String, Any?
     val calls = mutableListOf<Any?>()
     val ordered = mutableListOf<Any?>()
     var finishReason: String? = null
+    var messageExtension: Any? = null
     for (frame in frames) {
         val part: Map<String, Any?>? = when (frame) {
             is StreamFrame.TextComplete -> Results.textPart(frame.text, null)
@@ -99,6 +101,8 @@ private fun run(request: Map<String, Any?>, params: LLMParams): Map<String, Any?
             is StreamFrame.ToolCallComplete -> Results.toolCallPart("function", frame.id, null, frame.name, frame.content)
             is StreamFrame.End -> {
                 finishReason = frame.finishReason
+                // The response's metadata (ResponseMetaInfo.metadata) is where Koog would keep a message's provider fields.
+                messageExtension = frame.metaInfo.metadata?.get("extra_content")?.let { Results.jsonTree(it.toString()) }
                 null
             }
             else -> null
@@ -113,6 +117,11 @@ private fun run(request: Map<String, Any?>, params: LLMParams): Map<String, Any?
     }
     // Chat Completions parts have no order on the wire: the contract's order (reasoning, text, tool
     // calls); Responses parts keep the order Koog emitted them in, its output-item order.
+    if (chat && messageExtension != null) {  // the message's own extra_content, on its text part (CONTRACT.md 3.3)
+        if (texts.isEmpty()) texts.add(Results.textPart("", null))
+        @Suppress("UNCHECKED_CAST")
+        (texts.first() as MutableMap<String, Any?>)["extra_content"] = messageExtension
+    }
     val parts = if (chat) (reasoning + texts + calls).toMutableList() else ordered
     return Results.result(mutableListOf<Any>(Results.choice(0, parts, finishReason, null)), null, null)
 }

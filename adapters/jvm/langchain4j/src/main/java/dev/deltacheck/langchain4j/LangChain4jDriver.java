@@ -48,7 +48,7 @@ public final class LangChain4jDriver {
                         "chat",
                         "langchain4j-openai-chat",
                         "openai-chat",
-                        List.of("reasoning", "error"),
+                        List.of("reasoning", "error", "message_extra_content"),
                         "LangChain4j OpenAiStreamingChatModel.chat(ChatRequest, StreamingChatResponseHandler), the ChatResponse "
                                 + "given to onCompleteResponse; the model's base URL is a loopback server answering with the SSE "
                                 + "bytes, so LangChain4j's own HTTP client and SSE parsing run",
@@ -98,7 +98,13 @@ public final class LangChain4jDriver {
         AiMessage message = response.aiMessage();
         List<Object> parts = new ArrayList<>();
         if (message.thinking() != null) parts.add(Results.reasoningPart(message.thinking(), null, null));
-        if (message.text() != null) parts.add(Results.textPart(message.text(), null));  // "" too: the comparator omits it
+        // The message's own extension object: AiMessage.attributes() is where LangChain4j keeps a message's provider fields.
+        Object extension = message.attributes() == null ? null : message.attributes().get("extra_content");
+        if (message.text() != null || extension != null) {  // "" too: the comparator omits an empty part
+            Map<String, Object> text = Results.textPart(message.text() != null ? message.text() : "", null);
+            if (extension != null) text.put("extra_content", extension);
+            parts.add(text);
+        }
         if (message.toolExecutionRequests() != null) {
             for (ToolExecutionRequest call : message.toolExecutionRequests()) {
                 parts.add(Results.toolCallPart("function", call.id(), null, call.name(), call.arguments()));

@@ -35,7 +35,8 @@ import java.util.Map;
  * The client is the real OkHttp client with its base URL at a loopback server that answers with
  * the fixture's SSE bytes, so the SDK's own HTTP and SSE code runs. The assembled object is written
  * as JSON by the SDK's own mapper and read field by field (a tool call's {@code extra_content} is one of the
- * additional properties ChatCompletionAccumulator copies from the call's first delta).
+ * additional properties ChatCompletionAccumulator copies from the call's first delta; the message's own, one of
+ * those it copies from each delta onto the message).
  *
  * <p>An SseException (the SDK raises it for a chunk with an {@code error} key) becomes the result's
  * error with no choices: the accumulator holds no completion until a finish_reason arrives.
@@ -54,7 +55,7 @@ public final class OpenAiJavaDriver {
                 .maxRetries(0).timeout(Duration.ofSeconds(8)).build();
         String version = Results.loadedVersion(ChatCompletionAccumulator.class, "openai-java-core");
         List<String> chatCapabilities = List.of("refusal", "reasoning", "finish_reason", "usage", "error", "multiple_choices",
-                "extra_content");
+                "extra_content", "message_extra_content");
         List<String> responsesCapabilities = List.of("finish_detail", "refusal", "reasoning", "reasoning_signature",
                 "annotations", "item_id", "custom_tools", "builtin_tools", "finish_reason", "usage", "error");
         Driver.serve(args, "openai-java", version,

@@ -36,7 +36,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * FinishReason enum constant ({@code STOP} for {@code stop}), written back as the wire value it names
  * (lower case), and {@code _UNKNOWN} (a value openai-java does not know) as it is; refusal and
  * reasoning are the message metadata {@code refusal} / {@code reasoningContent}, as the aggregation
- * leaves them; usage is the native usage (openai-java's CompletionUsage) of the last ChatResponse
+ * leaves them, and the message's own {@code extra_content} its metadata {@code extra_content}; usage is the native usage (openai-java's CompletionUsage) of the last ChatResponse
  * stream() emitted. A provider error chunk ends the Flux with openai-java's SseException: the error with no
  * choices (nothing is aggregated on error).
  */
@@ -59,7 +59,7 @@ public final class SpringAiDriver {
                         "chat",
                         "spring-ai-openai-chat",
                         "openai-chat",
-                        List.of("refusal", "reasoning", "finish_reason", "usage", "error"),
+                        List.of("refusal", "reasoning", "finish_reason", "usage", "error", "message_extra_content"),
                         "Spring AI OpenAiChatModel.stream(prompt) (openai-java's async client, chunks merged by ChunkMerger), "
                                 + "aggregated by Spring AI's MessageAggregator; the model's base URL is a loopback server answering "
                                 + "with the SSE bytes, so the SDK's own HTTP and SSE parsing run",
@@ -129,7 +129,13 @@ public final class SpringAiDriver {
         Object reasoning = metadata.get("reasoningContent");
         if (reasoning instanceof String) parts.add(Results.reasoningPart((String) reasoning, null, null));
         String text = message.getText();
-        if (text != null) parts.add(Results.textPart(text, null));  // "" too: the comparator omits it (CONTRACT 3.2)
+        // The message's own extension object: the message metadata is where Spring AI keeps a message's provider fields.
+        Object extension = metadata.get("extra_content");
+        if (text != null || extension != null) {  // "" too: the comparator omits an empty part (CONTRACT 3.2)
+            Map<String, Object> part = Results.textPart(text != null ? text : "", null);
+            if (extension != null) part.put("extra_content", extension);
+            parts.add(part);
+        }
         Object refusal = metadata.get("refusal");
         if (refusal instanceof String) parts.add(Results.refusalPart((String) refusal));
         for (AssistantMessage.ToolCall call : message.getToolCalls()) {

@@ -32,7 +32,8 @@ public final class DeltacheckBraintrustDriver {
                         "chat",
                         "braintrust-java-springai-sse",
                         "openai-chat",
-                        List.of("refusal", "reasoning", "finish_reason", "usage", "multiple_choices", "extra_content"),
+                        List.of("refusal", "reasoning", "finish_reason", "usage", "multiple_choices", "extra_content",
+                                "message_extra_content"),
                         "Braintrust Java SDK Spring AI instrumentation: BraintrustSpringAI.reassembleSSEResponse(rawSSE, null, null) "
                                 + "(the OpenAI SSE reassembly its WebClient filter runs on a streamed body) called directly with the "
                                 + "SSE text, its JSON read as a ChatCompletion; it exists only below the HTTP layer",
