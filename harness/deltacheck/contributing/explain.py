@@ -25,6 +25,8 @@ from deltacheck.judge.verdict import Verdict
 from deltacheck.model import Fixture
 from deltacheck.protocols import protocol
 from deltacheck.protocols.sse import encode_chunk
+from deltacheck.reports.markdown_text import code_span as _code
+from deltacheck.reports.markdown_text import escape_markdown as _escape
 
 
 @dataclass(frozen=True)
@@ -164,14 +166,6 @@ def fence(text: str, info: str = "") -> str:
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}{info}\n{text.rstrip()}\n{fence}"
-
-
-def _code(text: str) -> str:
-    """Inline code that survives backticks in the text."""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    ticks = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
 def render_markdown(explanation: Explanation, raw_stream: bytes, binary: bool = False) -> str:
@@ -327,31 +321,3 @@ def _markdown_upstream(explanation: Explanation) -> list[str]:
         )
         out += [f"- {_code(command)}" for command in explanation.reproduce]
     return out
-
-
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
-
-
-# A URL, or a GitHub reference such as owner/repo#123: pasted into an issue, either links to (and
-# leaves a backlink in) another project's thread. They are shown as code, which GitHub never links.
-_REFERENCE = re.compile(r"https?://[^\s<>`]+|(?<![\w./-])[\w.-]+/[\w.-]+#\d+\b")
-_GITHUB_THREAD = re.compile(r"https?://github\.com/([\w.-]+/[\w.-]+)/(?:issues|pull|discussions)/(\d+)(?:[/?#]\S*)?")
-
-
-def _escape(text: str) -> str:
-    """Library and fixture text shown as itself: never Markdown or HTML, and never a link (a GitHub
-    issue or PR as `owner/repo#123`, any other URL as code)."""
-    out, last = [], 0
-    for match in _REFERENCE.finditer(text):
-        reference = match.group().rstrip(".,;:)")  # the sentence's punctuation, not the URL's
-        out += [_escape_plain(text[last : match.start()]), _code(_GITHUB_THREAD.sub(r"\1#\2", reference))]
-        last = match.start() + len(reference)
-    return "".join(out) + _escape_plain(text[last:])
-
-
-def _escape_plain(text: str) -> str:
-    """Text shown as itself, never as Markdown or HTML (a heading, list or quote marker at the start
-    of a line is escaped too)."""
-    escaped = _MARKDOWN_SPECIAL.sub(r"\\\1", text)
-    escaped = re.sub(r"^(\s*)([#+-])", r"\1\\\2", escaped, flags=re.MULTILINE)
-    return re.sub(r"^(\s*\d+)\.", r"\1\\.", escaped, flags=re.MULTILINE)
