@@ -48,7 +48,8 @@ def manifest_folders(root: Path) -> set[tuple[str, str]]:
             ecosystem = _is_manifest(Path(name))
             if ecosystem:
                 found.add((ecosystem, "/" if relative == "." else "/" + relative))
-    if (root / ".github" / "workflows").is_dir():
+    # The github-actions ecosystem reads .github/workflows/ and a root action.yml (this repository is an action too)
+    if (root / ".github" / "workflows").is_dir() or (root / "action.yml").is_file():
         found.add(("github-actions", "/"))
     return found
 
@@ -102,6 +103,11 @@ def test_a_new_adapter_folder_without_an_entry_is_found(tmp_path):
     (tmp_path / ".github" / "workflows").mkdir(parents=True)
     config = {"updates": [{"package-ecosystem": "pip", "directory": "/adapters/mylib"}]}
     assert uncovered(tmp_path, config) == ["github-actions /", "maven /adapters/jvm/newlib"]
+
+
+def test_a_root_action_yml_needs_a_github_actions_entry(tmp_path):
+    (tmp_path / "action.yml").write_text("runs: {using: composite, steps: []}\n")
+    assert uncovered(tmp_path, {"updates": []}) == ["github-actions /"]
 
 
 @pytest.mark.parametrize("folder", sorted(f for e, f in manifest_folders(ROOT) if e == "pip" and f != "/"))
