@@ -28,6 +28,7 @@ from deltacheck.running.results import Results
 
 ROOT = Path(__file__).resolve().parent.parent
 ACTION = ROOT / "action.yml"
+WORKFLOWS = ROOT / ".github" / "workflows"
 SCRIPT_PACKAGE = ROOT / "harness" / "deltacheck" / "github_action"
 SITE = "https://deltacheck.example/site"
 
@@ -489,9 +490,13 @@ def test_every_output_is_one_the_script_writes():
     assert declared == {name: "${{ steps.run.outputs.%s }}" % name for name in step_outputs(Counter(), None)}
 
 
-def test_actions_are_pinned_to_a_commit_with_the_version_beside_it():
-    uses = re.findall(r"^\s*-? *uses:\s*(\S+)(.*)", ACTION.read_text(encoding="utf-8"), re.M)
-    assert {action.split("@")[0] for action, _ in uses} == {"actions/setup-python", "actions/upload-artifact"}
+@pytest.mark.parametrize("path", [ACTION, *sorted(WORKFLOWS.glob("*.yml"))], ids=lambda p: p.name)
+def test_actions_are_pinned_to_a_commit_with_the_version_beside_it(path):
+    uses = re.findall(r"^\s*-? *uses:\s*(\S+)(.*)", path.read_text(encoding="utf-8"), re.M)
+    uses = [(action, comment) for action, comment in uses if action != "./"]  # this repository's own action
+    assert uses, f"{path.name}: the check found no action"
+    if path == ACTION:
+        assert {action.split("@")[0] for action, _ in uses} == {"actions/setup-python", "actions/upload-artifact"}
     for action, comment in uses:
         assert re.fullmatch(r"[\w-]+/[\w-]+@[0-9a-f]{40}", action), action
         assert re.fullmatch(r"\s*# v\d+(\.\d+)*", comment), f"{action}: no `# vX.Y.Z` comment"
@@ -502,3 +507,12 @@ def test_no_input_is_spliced_into_a_shell_line_and_the_upload_always_runs():
         assert "${{" not in step.get("run", ""), f"step {step.get('name')}: pass values through env, not the script"
     upload = next(s for s in _action()["runs"]["steps"] if s.get("uses", "").startswith("actions/upload-artifact@"))
     assert upload["if"] == "always()" and upload["with"]["path"] == "${{ inputs.results-dir }}"
+
+
+def test_the_self_test_workflow_is_valid_needs_no_secret_and_uses_this_action():
+    workflow = WORKFLOWS / "self-test.yml"
+    done = subprocess.run([sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.github-workflows",
+                           str(workflow)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    text = workflow.read_text(encoding="utf-8")
+    assert "secrets." not in text and re.search(r"^\s*uses: \./$", text, re.M)
