@@ -54,7 +54,9 @@ class KeepsFirstCall(Adapter):
 '''
 
 # Text a library or fixture could hold that would end a table row, open code, inject an element or a heading.
-HOSTILE = "a|b `tick` <script>alert(1)</script> **bold** <img src=x onerror=alert(2)>\n| --- |\n# heading"
+HOSTILE = (
+    "a|b `tick` <script>alert(1)</script> **bold** <img src=x onerror=alert(2)> https://evil.example/a|b\n| --- |\n# heading"
+)
 
 # A user's adapter whose every word in the summary is hostile: its name, its library, what it raises and returns.
 HOSTILE_ADAPTER = f'''
