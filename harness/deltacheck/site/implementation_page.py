@@ -70,7 +70,7 @@ def _scores(implementation: Implementation, site_url: str | None) -> str:
         )
     headers = ["protocol", "score", "spec violations", "fail / error / crash / timeout", *SEVERITIES[1:]]
     headers += ["passed", "n/a", "skip", "badge", "markdown to embed it"]
-    where = "the site's URL" if site_url else "a path relative to the site's top (give `--site-url` for absolute links)"
+    where = "the site's URL" if site_url else "a path relative to the site's top (give --site-url for absolute links)"
     return f"<h2>Scores and badges</h2><p>The badge snippets use {esc(where)}.</p>" + table(
         headers, rows, sortable=False
     )
@@ -80,7 +80,11 @@ def _findings(facts: SiteFacts, implementation: Implementation) -> str:
     rows = []
     for row in implementation.findings(facts.tags, facts.upstream):
         fixtures = ", ".join(link(fixture_href(f, "../"), f) for f in row.finding.fixtures)
-        severity = ", ".join(f"{s} {row.severities[s]}" for s in SEVERITIES if row.severities[s])
+        severity = (
+            row.severity  # one severity named alone; several with their counts
+            if len(row.severities) == 1
+            else ", ".join(f"{s} {row.severities[s]}" for s in SEVERITIES if row.severities[s])
+        )
         rows.append(
             f'<tr><td>{esc(severity)}</td><td>{esc(row.finding.axis)}</td><td class="t">{esc(row.finding.what)}</td>'
             f"<td>{esc(row.finding.shapes_text())}</td><td>{fixtures}</td><td>{len(row.finding.fixtures)}</td>"
