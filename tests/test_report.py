@@ -20,15 +20,14 @@ def score(tmp_path, *adapters):
     return report.read_text()
 
 
-def test_the_report_names_versions_scores_matrix_and_failures(tmp_path):
+def test_the_report_names_versions_and_scores_and_leaves_the_detail_to_the_site(tmp_path):
     text = score(tmp_path, "reference", "miniature-drops-last-part", "miniature-raises")
     assert "corpus version: **9.9.9**" in text and f"contract version: **{CONTRACT_VERSION}**" in text
-    assert "| reference | openai-chat | 2 / 2 |" in text
-    assert "| miniature-drops-last-part | openai-chat | 0 / 2 |" in text
-    assert "| DC-T00K | openai-chat | two calls at indices 0 and 1 are both kept | pass | **FAIL** | **ERROR** |" in text
-    assert "First divergence: `/choices/0/parts/1: expected tool_call 'call_b' (lookup), missing`" in text
-    assert "#### DC-T00K@9.9.9 — fail" in text
-    assert "```diff" in text
+    assert "| [reference](site/implementations/reference.html) | openai-chat | 2 / 2 |" in text
+    assert "| [miniature-drops-last-part](site/implementations/miniature-drops-last-part.html) | openai-chat | 0 / 2 |" in text
+    # the matrix and each failure's diff are on the site (tests/test_site.py), not in the summary
+    assert "## Fixture × implementation" not in text and "## Failures in detail" not in text and "```diff" not in text
+    assert "[site/index.html](site/index.html)" in text
 
 
 def test_the_same_results_give_the_same_bytes(tmp_path):
@@ -40,16 +39,14 @@ def test_the_same_results_give_the_same_bytes(tmp_path):
 def test_a_fixture_failing_in_exactly_one_implementation_is_listed(tmp_path):
     text = score(tmp_path, "reference", "miniature-async", "miniature-drops-last-part")
     section = text.split("## Fixtures that fail in exactly one implementation", 1)[1].split("##", 1)[0]
-    assert "| DC-T00K |" in section and "miniature-drops-last-part" in section
+    assert "| [DC-T00K](site/fixtures/DC-T00K.html) |" in section and "miniature-drops-last-part" in section
 
 
-def test_the_html_matrix_links_each_failing_cell_to_its_diff_and_junit_counts_verdicts(tmp_path):
+def test_junit_counts_verdicts_and_no_html_report_is_written(tmp_path):
     from xml.etree import ElementTree
 
     score(tmp_path, "reference", "miniature-drops-last-part")
-    page = (tmp_path / "REPORT.html").read_text()
-    assert 'href="#miniature-drops-last-part--DC-T00K"' in page
-    assert 'id="miniature-drops-last-part--DC-T00K"' in page and "call_b" in page
+    assert not (tmp_path / "REPORT.html").exists()  # the results site replaces it (tests/test_site.py)
     suites = {s.get("name"): s for s in ElementTree.parse(tmp_path / "results" / "junit.xml").getroot()}
     assert suites["reference"].get("failures") == "0"
     assert suites["miniature-drops-last-part"].get("failures") == "2"
@@ -103,16 +100,16 @@ def test_one_defect_that_shows_on_several_axes_is_one_finding_and_one_place_with
     assert findings[2].shapes_text() == "interleaved 1, parallel-calls 1"
 
 
-def test_the_implementation_table_gives_each_lacking_capability_its_reason():
+def test_the_implementation_table_names_each_lacking_capability_and_links_the_page_with_the_reasons():
     from deltacheck.adapter import CAPABILITIES
-    from deltacheck.reports.scorecard import _adapters_section
+    from deltacheck.reports.scorecard import SiteLinks, _adapters_section
     from deltacheck.running.results import Results
 
-    adapter = {"name": "lib-chat", "library": "lib", "version": "1", "protocols": ["openai-chat"],
+    adapter = {"name": "lib-chat@2", "library": "lib", "version": "1", "protocols": ["openai-chat"],
                "capabilities": sorted(set(CAPABILITIES) - {"refusal", "usage"}), "code_path": "lib.stream()",
                "capability_notes": {"usage": "Usage | is the library's own"}}
     out: list[str] = []
-    _adapters_section(out, [Results(path="r.jsonl", header={"adapter": adapter})])
-    assert ("| lib-chat | lib | 1 | openai-chat | not declared (judged as multi-provider) "
-            "| refusal (no reason recorded); usage (Usage \\| is the library's own) "
-            "| lib.stream() |") in out
+    _adapters_section(out, [Results(path="r.jsonl", header={"adapter": adapter})], SiteLinks("site/"))
+    assert ("| [lib-chat@2](site/implementations/lib-chat_402.html) | lib | 1 | openai-chat "
+            "| not declared (multi-provider) | refusal, usage |") in out
+    # the reasons are on the implementation's page (tests/test_site.py)
