@@ -113,3 +113,52 @@ def test_the_implementation_table_names_each_lacking_capability_and_links_the_pa
     assert ("| [lib-chat@2](site/implementations/lib-chat_402.html) | lib | 1 | openai-chat "
             "| not declared (multi-provider) | refusal, usage |") in out
     # the reasons are on the implementation's page (tests/test_site.py)
+
+
+def test_report_md_stays_under_100_kb_for_results_of_the_full_size():
+    """A synthetic results set the size of a full `make report` (65 implementations, 7 gateway routes, the
+    whole corpus, failures on one fixture in eight with long messages, fuzz and cost for each, 40 mutants):
+    the summary stays a page a person reads, whatever the per-failure detail weighs."""
+    import random
+
+    from deltacheck.corpus.loader import load_corpus
+    from deltacheck.reports.scorecard import render_report
+    from deltacheck.running.results import Results
+
+    rng = random.Random(24)
+    corpus = load_corpus(check_reference=False)
+    axes = ["content", "identity", "arguments", "ordering", "finish", "usage", "events"]
+    runs, fuzz, cost = [], [], []
+    for number in range(72):
+        protocol = corpus.fixtures[number * 7 % len(corpus.fixtures)].protocol
+        name = f"implementation-number-{number:02d}-{protocol}" + ("@6" if number % 5 == 0 else "")
+        adapter = {"name": name, "library": f"library-{number}", "version": "12.3.456", "protocols": [protocol],
+                   "capabilities": ["events", "usage"], "scope": "multi-provider", "language": "python",
+                   "capability_notes": {"refusal": "x" * 300}, "code_path": "y" * 400}
+        if number >= 65:
+            adapter["gateway"] = {"upstream": protocol, "downstream": "openai-chat"}
+        records = []
+        for fixture in (f for f in corpus.fixtures if f.protocol == protocol):
+            failing = rng.random() < 0.125
+            axis = rng.choice(axes)
+            divergence = {"axis": axis, "kind": rng.choice(["missing", "differs", "invented"]),
+                          "place": f"/choices/*/parts/*/{axis}-{rng.randrange(4)}", "pointer": "/choices/0"}
+            records.append({"kind": "result", "fixture": fixture.id, "protocol": protocol, "title": fixture.title,
+                            "verdict": "fail" if failing else "pass", "message": "z" * 250 if failing else "",
+                            "first_divergence": "/choices/0: " + "w" * 200 if failing else None,
+                            "divergences": [divergence] if failing else [], "diff": "d" * 3000 if failing else "",
+                            "axes": {a: not (failing and a == axis) for a in axes}, "basis": fixture.basis})
+        runs.append(Results(path=f"{name}.jsonl", header={"adapter": adapter}, records=records, complete=True))
+        fuzz.append(({"adapter": adapter}, [{"protocol": protocol, "mode": m, "status": "survived", "examples": 10,
+                                             "fixture": "DC-X"} for m in ("rechunk", "robustness") for _ in range(30)]))
+        cost.append(({"adapter": adapter}, [{"kind": "scenario", "scenario": f"scenario-{s}", "protocol": protocol,
+                                             "seconds_at_10k": 0.5, "reference_seconds_at_10k": 0.1, "exponent": 1.1,
+                                             "sizes": [1000, 10000]} for s in range(5)]))
+    mutants = [{"name": f"mutant-{n}", "bug": "b" * 120, "models": None} for n in range(40)]
+    mutation = ({"mutants": mutants}, [{"mutant": m["name"], "fixture": f.id, "killed": True}
+                                       for m in mutants for f in corpus.fixtures[:30]])
+    text = render_report(runs, corpus.version, 5, mutation, fuzz, cost, {f.id: f.tags for f in corpus.fixtures})
+    size = len(text.encode())
+    assert size < 100_000, f"REPORT.md is {size} bytes"
+    assert size > 30_000  # the set is of the full size: every implementation still has its rows
+    assert text.count("](site/implementations/") > 3 * 72
