@@ -21,33 +21,11 @@ from deltacheck.judge.upstream import Upstream, load_upstream
 from deltacheck.judge.verdict import PASSING, UNSCORED
 from deltacheck.protocols import PROTOCOLS
 from deltacheck.reports.cost import render_cost_summary
+from deltacheck.reports.links import SiteLinks, cell_text
 from deltacheck.reports.summary import fuzz_summary, mutation_summary, seeds_summary
 from deltacheck.running.results import Results
-from deltacheck.site.html import safe_name
 
 NOT_PASSED = ("fail", "error", "crash", "timeout")
-
-
-class SiteLinks:
-    """Links from REPORT.md into the results site: absolute under a URL, else relative to the report."""
-
-    def __init__(self, site: str) -> None:
-        self.base = site if site.endswith("/") else site + "/"
-
-    @property
-    def index(self) -> str:
-        return self.page("index.html")
-
-    def page(self, relative: str) -> str:
-        return self.base + relative
-
-    def implementation(self, name: object) -> str:
-        return f"[{_cell_text(str(name))}]({self.page(f'implementations/{safe_name(str(name))}.html')})"
-
-    def fixture(self, fixture: str) -> str:
-        if fixture.startswith("("):  # a file that is no fixture: no page of its own
-            return fixture
-        return f"[{fixture}]({self.page(f'fixtures/{safe_name(fixture)}.html')})"
 
 
 def render_report(
@@ -134,7 +112,7 @@ def _adapters_section(out: list[str], runs: list[Results], links: SiteLinks) -> 
         scope = "–" if a.get("name") == "reference" else a.get("scope") or "not declared (multi-provider)"
         out.append(
             f"| {links.implementation(a.get('name'))} | {a.get('library')} | {a.get('version')} | {_protocols_text(a)} "
-            f"| {_cell_text(scope)} | {_cell_text(lacking) or '–'} |"
+            f"| {cell_text(scope)} | {cell_text(lacking) or '–'} |"
         )
     out.append("")
 
@@ -373,8 +351,8 @@ def _single_failures_section(out: list[str], runs: list[Results], links: SiteLin
         ]
         if len(ran) >= 2 and len(failing) == 1:
             rows.append(
-                f"| {links.fixture(key)} | {_cell_text(_shortened(title, 90))} | {failing[0]} "
-                f"| {_cell_text(_shortened(verdicts[(failing[0], key)].get('message', ''), 100))} |"
+                f"| {links.fixture(key)} | {cell_text(_shortened(title, 90))} | {failing[0]} "
+                f"| {cell_text(_shortened(verdicts[(failing[0], key)].get('message', ''), 100))} |"
             )
     if rows:
         out.append("| fixture | title | fails in | first divergence |")
@@ -423,7 +401,3 @@ def _record_key(record: dict[str, Any]) -> tuple[int, str]:
 
 def _protocols(mapping) -> list[str]:
     return sorted(mapping, key=lambda p: PROTOCOLS.index(p) if p in PROTOCOLS else 99)
-
-
-def _cell_text(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")

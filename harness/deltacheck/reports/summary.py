@@ -4,12 +4,10 @@ site's page that holds the whole section (reports/adequacy.py renders it)."""
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from deltacheck.reports.adequacy import render_seeds
-
-if TYPE_CHECKING:
-    from deltacheck.reports.scorecard import SiteLinks
+from deltacheck.reports.links import SiteLinks
 
 JsonlRun = tuple[dict[str, Any], list[dict[str, Any]]]
 

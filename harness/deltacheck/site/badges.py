@@ -1,5 +1,5 @@
 """One shields-style SVG badge per implementation and protocol, made offline with anybadge: the
-protocol and the spec-violation score ("openai-chat 92/94"), coloured by the share passed."""
+protocol's name and the spec-violation score ("92/94"), coloured by the share passed."""
 
 from __future__ import annotations
 

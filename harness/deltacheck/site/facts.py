@@ -141,7 +141,7 @@ class SiteFacts:
         return record["verdict"] in NOT_PASSED and implementation.severity(record) == SPEC_VIOLATION
 
 
-# "CONTRACT.md 3.3 anthropic-messages rule 1", "CONTRACT 4.4", "CONTRACT.md 3.3 every protocol, rule 2"
+# "CONTRACT.md 3.3 <protocol> rule 1", "CONTRACT 4.4", "CONTRACT.md 3.3 every protocol, rule 2"
 CITATION = re.compile(r"CONTRACT(?:\.md)? (\d+(?:\.\d+)*)(?:,? ((?:every protocol|[a-z]+(?:-[a-z]+)*)),? rule (\d+))?")
 
 
