@@ -225,3 +225,17 @@ def test_report_links_each_row_into_the_site_relative_or_under_the_site_url(tmp_
     assert "(https://x.example/dc/implementations/miniature-drops-last-part.html)" in linked
     assert "(site/" not in linked
     assert not (tmp_path / "R.html").exists() and not (tmp_path / "REPORT.html").exists()
+
+
+def test_section_markdown_keeps_library_text_as_text_and_links_only_site_pages():
+    from deltacheck.site.markdown import to_html
+
+    html = to_html([
+        "| route | message |",
+        "|---|---|",
+        "| [lib](implementations/lib.html) | raised: <b>**x**</b> [y](data:text/html,<script>) [z](javascript:alert(1)) `a\\|b` |",
+    ])
+    assert '<a href="implementations/lib.html">lib</a>' in html
+    assert "<b>" not in html and "&lt;b&gt;" in html and "<script>" not in html
+    assert 'href="data:' not in html and 'href="javascript:' not in html
+    assert "<code>a|b</code>" in html

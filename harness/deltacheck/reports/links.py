@@ -14,7 +14,7 @@ class SiteLinks:
     """Links from REPORT.md into the results site: absolute under a URL, else relative to the report."""
 
     def __init__(self, site: str) -> None:
-        self.base = site if site.endswith("/") else site + "/"
+        self.base = site if not site or site.endswith("/") else site + "/"  # "": the site's own top
 
     @property
     def index(self) -> str:

@@ -10,6 +10,7 @@ from deltacheck.model import Fixture
 from deltacheck.reports.scorecard import NOT_PASSED
 from deltacheck.site.facts import Implementation, SiteFacts, cited_rules, contract_excerpt
 from deltacheck.site.html import esc, external_link, implementation_href, link, pre, pretty_json, table
+from deltacheck.site.markdown import inline  # CONTRACT.md's own Markdown: escaped, then code and emphasis
 
 
 def _facts_list(fixture: Fixture, citation: str) -> str:
@@ -66,7 +67,7 @@ def _contract(fixture: Fixture, contract: str) -> str:
         return "<h2>CONTRACT rules cited</h2><p>None cited by the fixture; CONTRACT.md 3 and 4 apply.</p>"
     items = "".join(
         f"<li><strong>CONTRACT.md {esc(rule)}</strong>"
-        + (f"<blockquote>{esc(excerpt)}</blockquote>" if (excerpt := contract_excerpt(contract, rule)) else "")
+        + (f"<blockquote>{inline(excerpt)}</blockquote>" if (excerpt := contract_excerpt(contract, rule)) else "")
         + "</li>"
         for rule in rules
     )

@@ -18,6 +18,11 @@ _EMPHASIS = re.compile(r"(?<![\w*])\*([^*\s][^*]*?)\*(?![\w*])")
 _LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
 
 
+def _unescape_pipes(text: str) -> str:
+    """A table cell's `\\|` is its text's `|`."""
+    return text.replace("\\|", "|")
+
+
 def inline(text: str) -> str:
     """One line's inline Markdown as HTML; code spans are kept literal."""
     parts, last, out = [], 0, []
@@ -28,9 +33,9 @@ def inline(text: str) -> str:
     parts.append((text[last:], False))
     for chunk, is_code in parts:
         if is_code:
-            out.append(f"<code>{esc(chunk)}</code>")
+            out.append(f"<code>{esc(_unescape_pipes(chunk))}</code>")
             continue
-        shown = esc(chunk.replace("\\|", "|"))
+        shown = esc(_unescape_pipes(chunk))
         shown = _STRONG.sub(r"<strong>\1</strong>", shown)
         shown = _EMPHASIS.sub(r"<em>\1</em>", shown)
         shown = _LINK.sub(_relative_link, shown)
@@ -38,11 +43,15 @@ def inline(text: str) -> str:
     return "".join(out)
 
 
+# A page of the site itself, the only link a section may hold: a relative path to an .html file, no
+# scheme (library text quoted in a section can look like a Markdown link; it stays text).
+_SITE_PAGE = re.compile(r"(?:[A-Za-z0-9_-]+/)*[A-Za-z0-9_-]+\.html")
+
+
 def _relative_link(match: re.Match[str]) -> str:
-    href = match.group(2)
-    if "://" in href or href.startswith(("/", "javascript:")):
-        return match.group(0)  # only links inside the site are followed
-    return f'<a href="{href}">{match.group(1)}</a>'
+    if not _SITE_PAGE.fullmatch(match.group(2)):
+        return match.group(0)
+    return f'<a href="{match.group(2)}">{match.group(1)}</a>'
 
 
 def to_html(lines: list[str]) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from deltacheck.reports.adequacy import render_fuzz, render_mutation, render_seeds
 from deltacheck.reports.cost import render_cost
+from deltacheck.reports.links import SiteLinks
 from deltacheck.reports.scorecard import gateways_section
 from deltacheck.site.facts import SiteFacts
 from deltacheck.site.markdown import to_html
@@ -17,7 +18,7 @@ def section_pages(facts: SiteFacts) -> dict[str, tuple[str, str]]:
     mutation = inputs.mutation
     seeds = render_seeds([(run.adapter, run.records) for run in runs], *mutation) if mutation else []
     gateways: list[str] = []
-    gateways_section(gateways, runs)
+    gateways_section(gateways, runs, SiteLinks(""))  # each route's name links its page
     pages = {
         "seeds.html": ("Seed reports and the real code", seeds[1:], "No mutants results (results/mutants.jsonl)."),
         "gateways.html": ("Gateways", gateways[1:], "No gateway routes in these results."),
