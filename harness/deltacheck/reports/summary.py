@@ -73,7 +73,14 @@ def seeds_summary(
             line = (
                 f"- fixtures that catch it: {len(fixtures.split(', ')) if '**none**' not in fixtures else '**none**'}"
             )
-        if line.startswith(kept):
-            out.append(line if not line.startswith("### ") else "\n" + line + "\n")
-    out.append("")
+        if line.startswith(("### ", "The seed bug shows on")):
+            out += [
+                *([""] if out[-1] and not out[-1].endswith("\n") else []),
+                line.rstrip("\n"),
+                "",
+            ]  # its own paragraph
+        elif line.startswith(kept):
+            out.append(line)
+    if out[-1]:
+        out.append("")
     return out
