@@ -19,8 +19,10 @@ $(STAMP): pyproject.toml setup.py constraints.txt
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 
+# REPORT.md (the summary) from a full run, then the results site it links to (site/index.html).
 report: $(STAMP)
 	$(VENV)/bin/deltacheck score
+	$(VENV)/bin/deltacheck site
 
 test: $(STAMP)
 	$(VENV)/bin/ruff check harness adapters
@@ -35,4 +37,4 @@ bench: $(STAMP)
 	$(VENV)/bin/python bench/harness_overhead.py
 
 clean:
-	rm -rf $(VENV) .venvs results
+	rm -rf $(VENV) .venvs results site

@@ -55,6 +55,7 @@ setup(
     package_dir=FOLDERS,
     package_data={
         "deltacheck": ["py.typed", "driver/schemas/*.json", "driver/schemas/protocol/*.json", "judge/schemas/*.json",
+                       "site/schemas/*.json", "site/assets/*",
                        "contributing/repro/*.tmpl"],
         "deltacheck.adapters": ["*/manifest.json", "*/requirements*.txt", "*/upstream.json"],
     },

@@ -276,7 +276,11 @@ def test_a_library_message_that_looks_like_markup_is_printed_verbatim_and_the_ru
     assert lines[-1]["kind"] == "footer" and len(records) == len(load_corpus().select(["openai-chat"]))
     assert all(MARKUP in r["message"] for r in records if r["verdict"] == "error")
     report = CliRunner().invoke(main, ["report", str(results), "--output", str(tmp_path / "R.md")])
-    assert report.exit_code == 0 and MARKUP in (tmp_path / "R.md").read_text()
+    assert report.exit_code == 0 and "| [loud](site/implementations/loud.html) |" in (tmp_path / "R.md").read_text()
+    # each failure's message is on the implementation's page of the results site, as it was raised
+    site = CliRunner().invoke(main, ["site", str(results), "--out", str(tmp_path / "site")])
+    assert site.exit_code == 0, site.output
+    assert f"raised: ValueError: {MARKUP}" in (tmp_path / "site" / "implementations" / "loud.html").read_text()
 
 
 def test_a_fixture_tag_that_looks_like_markup_is_named_verbatim(tmp_path):

@@ -18,7 +18,7 @@ from tests import miniatures
 from deltacheck.corpus.loader import DEFAULT_CORPUS, fast_result_check, result_validator
 from deltacheck.cost.timing import (Implementation, Point, fitted_exponent, known_cause, measure_scenario, size_over,
                              stop_reason, time_at)
-from deltacheck.reports.cost import BEGIN, END, differences, render_cost, render_cost_html, split_cost, with_cost_html
+from deltacheck.reports.cost import BEGIN, END, differences, render_cost, render_cost_summary, split_cost
 from deltacheck.cost.long_streams import Scenario, streamed_shapes
 from deltacheck.protocols import PROTOCOLS
 from deltacheck.reference import assemble
@@ -442,7 +442,8 @@ def test_a_library_s_failure_message_is_one_code_span_never_markup():
 
 def test_the_report_carries_the_cost_section_when_there_are_cost_results():
     text = render_report([], "9.9.9", 1, cost=[cost_run("reference", [LINEAR])])
-    assert BEGIN in text and "## Cost" in text and text.index("## Cost") < text.index("## Failures in detail")
+    assert BEGIN in text and "## Cost" in text and text.index(BEGIN) < text.index("## Cost") < text.index(END)
+    assert "| reference | 1 | 5.0x | 1.01 | – | – |" in text  # the summary: one row per implementation
     assert BEGIN not in render_report([], "9.9.9", 1)
 
 
@@ -460,14 +461,29 @@ def test_the_ci_check_ignores_timings_but_not_rows_or_anything_outside():
     assert split_cost(committed)[1] == [("reference", "chat-tool")]
 
 
-def test_the_html_page_gets_the_same_section_and_the_same_check():
-    page = "<!doctype html>\n<html><h1>matrix</h1>\n</html>\n"
-    committed = with_cost_html(page, [cost_run("reference", [LINEAR])])
-    assert committed.endswith(END + "\n</html>\n") and "<h1>matrix</h1>" in committed
-    assert split_cost(committed)[1] == [("reference", "chat-tool")]
-    slower = with_cost_html(page, [cost_run("reference", [{**LINEAR, "seconds_at_10k": 0.09}])])
-    assert differences(committed, slower, "REPORT.html") == []
-    assert "<td>20.00 s (extrap.)</td>" in render_cost_html([cost_run("lib", [QUADRATIC])])
+def test_the_summary_lists_each_implementation_once_and_the_ci_check_reads_its_rows():
+    runs = [cost_run("reference", [LINEAR]), cost_run("lib", [LINEAR, {**QUADRATIC, "scenario": "chat-text"}])]
+    committed = "\n".join(render_cost_summary(runs, "site/cost.html"))
+    assert committed.startswith(BEGIN) and committed.rstrip().endswith(END)
+    assert "[site/cost.html](site/cost.html)" in committed
+    assert split_cost(committed)[1] == [("reference", "1"), ("lib", "2")]
+    assert "| lib | 2 |" in committed and "| chat-text |" in committed  # the super-linear scenario named
+    slower = "\n".join(render_cost_summary([cost_run("reference", [{**LINEAR, "seconds_at_10k": 0.09}]), runs[1]], "site/cost.html"))
+    assert differences(committed, slower, "REPORT.md") == []
+    (problem,) = differences(committed, "\n".join(render_cost_summary(runs[:1], "site/cost.html")), "REPORT.md")
+    assert "only committed: [('lib', '2')]" in problem
+
+
+def test_the_site_cost_page_has_every_row_with_its_times():
+    from deltacheck.corpus.loader import load_corpus
+    from deltacheck.judge.upstream import Upstream
+    from deltacheck.reports.inputs import ReportInputs
+    from deltacheck.site.facts import SiteFacts
+    from deltacheck.site.sections import section_pages
+
+    facts = SiteFacts(ReportInputs([], cost=[cost_run("lib", [QUADRATIC])]), load_corpus(check_reference=False), Upstream())
+    _title, body = section_pages(facts)["cost.html"]
+    assert "<td>20.00 s (extrap.)</td>" in body and "<td>lib</td>" in body
 
 
 def test_the_ci_check_command_exits_1_naming_the_difference(tmp_path):
@@ -493,8 +509,8 @@ def test_results_of_the_cost_axis_are_not_read_as_adapter_results(tmp_path):
                                    str(results / "reference.jsonl")])
     assert outcome.exit_code == 0, outcome.output
     text = (tmp_path / "REPORT.md").read_text()
-    assert "| reference | chat-tool |" in text and "| reference | openai-chat | 1 / 1 |" in text
-    assert BEGIN in (tmp_path / "REPORT.html").read_text()
+    assert "| reference | 1 |" in text.split(BEGIN, 1)[1] and "| [reference](site/implementations/reference.html) | openai-chat | 1 / 1 |" in text
+    assert not (tmp_path / "REPORT.html").exists()
 
 
 def test_the_served_body_is_cut_after_every_event_and_rendered_before_any_timing():
@@ -539,7 +555,7 @@ def test_score_times_cost_once_every_other_run_is_over_one_implementation_after_
                      "reference.jsonl"]]
     assert timed == ["reference", "miniature-drops-last-part"]
     text = (tmp_path / "REPORT.md").read_text()
-    assert "| reference | chat-tool |" in text and "| miniature-drops-last-part | chat-tool |" in text
+    assert "| reference | 1 |" in text and "| miniature-drops-last-part | 1 |" in text
 
 
 def test_the_explanation_names_the_time_budget_the_runs_shared():
@@ -549,7 +565,7 @@ def test_the_explanation_names_the_time_budget_the_runs_shared():
 
     assert "exceeds the time budget (0.2 s) (or" in "\n".join(render_cost([with_budget(0.2), with_budget(0.2)]))
     assert "exceeds the time budget (or" in "\n".join(render_cost([with_budget(0.2), with_budget(1.0)]))
-    assert "(0.2 s)" in render_cost_html([with_budget(0.2)])
+    assert "(0.2 s)" in "\n".join(render_cost_summary([with_budget(0.2)], "site/cost.html"))
 
 
 def test_growth_that_does_not_show_again_is_not_a_finding():

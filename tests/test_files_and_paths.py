@@ -56,7 +56,7 @@ def test_a_replaced_document_keeps_its_mode(tmp_path, existing):
     assert mode(path) == existing and path.read_text() == "new\n"
 
 
-def test_report_html_junit_and_expectations_written_by_the_cli_are_readable_by_others(corpus_dir, tmp_path):
+def test_report_junit_and_expectations_written_by_the_cli_are_readable_by_others(corpus_dir, tmp_path):
     previous = os.umask(0o022)
     try:
         expectations = tmp_path / "deltacheck.toml"
@@ -67,11 +67,13 @@ def test_report_html_junit_and_expectations_written_by_the_cli_are_readable_by_o
                 "--junit", tmp_path / "junit.xml", "--expectations", expectations, "--update-expectations"], 0)
         invoke(["report", "--corpus", corpus_dir, results,
                 "--output", tmp_path / "REPORT.md"], 0)
+        invoke(["site", "--corpus", corpus_dir, results, "--out", tmp_path / "site"], 0)
     finally:
         os.umask(previous)
     assert expectations.read_text().strip()  # it was rewritten
-    for name in ("deltacheck.toml", "junit.xml", "REPORT.md", "REPORT.html"):
+    for name in ("deltacheck.toml", "junit.xml", "REPORT.md", "site/index.html", "site/data/index.json"):
         assert mode(tmp_path / name) == 0o644, name
+    assert mode(tmp_path / "site") == 0o755  # a static host serves it as it is
 
 
 # -- "valid JSON" is RFC 8259's, wherever the harness decides it -----------------------------------

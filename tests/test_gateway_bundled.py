@@ -112,9 +112,10 @@ def test_report_gives_each_gateway_route_its_own_row_with_its_translation_pair(t
     path.write_text("\n".join(json.dumps(line) for line in [header, *records]) + "\n")
     report = render_report([read_results(path)], "1.3.0", 1)
     assert "## Gateways" in report
-    row = next(line for line in report.splitlines() if line.startswith("| litellm-proxy-chat-to-responses | openai-chat →"))
+    row = next(line for line in report.splitlines() if line.startswith("| [litellm-proxy-chat-to-responses](") and "openai-chat →" in line)
     # score, spec violations, their verdicts, strictness, compatibility, policy divergence, passed, n/a, skip
-    assert row == ("| litellm-proxy-chat-to-responses | openai-chat → openai-responses | 1 / 2 | 1 | 1 / 0 / 0 / 0 "
+    assert row == ("| [litellm-proxy-chat-to-responses](site/implementations/litellm-proxy-chat-to-responses.html) "
+                   "| openai-chat → openai-responses | 1 / 2 | 1 | 1 / 0 / 0 / 0 "
                    "| 0 | 0 | 0 | 1 | 0 | 0 | 1 / 2 | refusal |")
     assert render_report([read_results(path)], "1.3.0", 1) == report  # the same results, the same bytes
 
@@ -154,7 +155,12 @@ def test_score_runs_the_gateway_routes_and_reports_each_pair_as_its_own_row(tmp_
                                         "--results-dir", str(results), "--output", str(report)])
     assert outcome.exit_code == 0, outcome.output
     text = report.read_text()
-    assert "| mini-chat-to-responses | openai-chat → openai-responses |" in text
-    assert "| mini-chat-to-anthropic | openai-chat → anthropic-messages |" in text
-    assert "response.completed output omits output_index 1 (function_call lookup)" in text  # the weave writer, killed
+    assert "| [mini-chat-to-responses](site/implementations/mini-chat-to-responses.html) | openai-chat → openai-responses |" in text
+    assert "| [mini-chat-to-anthropic](site/implementations/mini-chat-to-anthropic.html) | openai-chat → anthropic-messages |" in text
+    # each failure's message is on the route's page of the site
+    site = tmp_path / "site"
+    files = [str(p) for p in sorted(results.glob("*.jsonl")) if not p.name.startswith(("fuzz-", "cost-", "mutants"))]
+    assert CliRunner().invoke(main, ["site", *files, "--out", str(site)]).exit_code == 0
+    page = (site / "implementations" / "mini-chat-to-responses.html").read_text()
+    assert "response.completed output omits output_index 1 (function_call lookup)" in page  # the weave writer, killed
     assert starts.read_text() == "start\n"  # one gateway process serves both routes

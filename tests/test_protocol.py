@@ -530,7 +530,7 @@ def test_score_runs_manifest_adapters_and_reports_the_ones_that_cannot_be_set_up
                                         "--output", str(repo_of_adapters / "REPORT.md")])
     assert outcome.exit_code == 1
     assert "not run broken-node: environment 'node-broken': `false` failed" in outcome.output
-    assert "| chatty@2 | tests.drivers | 0 |" in (repo_of_adapters / "REPORT.md").read_text()
+    assert "| [chatty@2](site/implementations/chatty_402.html) | tests.drivers | 0 |" in (repo_of_adapters / "REPORT.md").read_text()
     assert not (repo_of_adapters / "results" / "broken-node.jsonl").exists()
 
 

@@ -20,15 +20,14 @@ def score(tmp_path, *adapters):
     return report.read_text()
 
 
-def test_the_report_names_versions_scores_matrix_and_failures(tmp_path):
+def test_the_report_names_versions_and_scores_and_leaves_the_detail_to_the_site(tmp_path):
     text = score(tmp_path, "reference", "miniature-drops-last-part", "miniature-raises")
     assert "corpus version: **9.9.9**" in text and f"contract version: **{CONTRACT_VERSION}**" in text
-    assert "| reference | openai-chat | 2 / 2 |" in text
-    assert "| miniature-drops-last-part | openai-chat | 0 / 2 |" in text
-    assert "| DC-T00K | openai-chat | two calls at indices 0 and 1 are both kept | pass | **FAIL** | **ERROR** |" in text
-    assert "First divergence: `/choices/0/parts/1: expected tool_call 'call_b' (lookup), missing`" in text
-    assert "#### DC-T00K@9.9.9 — fail" in text
-    assert "```diff" in text
+    assert "| [reference](site/implementations/reference.html) | openai-chat | 2 / 2 |" in text
+    assert "| [miniature-drops-last-part](site/implementations/miniature-drops-last-part.html) | openai-chat | 0 / 2 |" in text
+    # the matrix and each failure's diff are on the site (tests/test_site.py), not in the summary
+    assert "## Fixture × implementation" not in text and "## Failures in detail" not in text and "```diff" not in text
+    assert "[site/index.html](site/index.html)" in text
 
 
 def test_the_same_results_give_the_same_bytes(tmp_path):
@@ -40,16 +39,14 @@ def test_the_same_results_give_the_same_bytes(tmp_path):
 def test_a_fixture_failing_in_exactly_one_implementation_is_listed(tmp_path):
     text = score(tmp_path, "reference", "miniature-async", "miniature-drops-last-part")
     section = text.split("## Fixtures that fail in exactly one implementation", 1)[1].split("##", 1)[0]
-    assert "| DC-T00K |" in section and "miniature-drops-last-part" in section
+    assert "| [DC-T00K](site/fixtures/DC-T00K.html) |" in section and "miniature-drops-last-part" in section
 
 
-def test_the_html_matrix_links_each_failing_cell_to_its_diff_and_junit_counts_verdicts(tmp_path):
+def test_junit_counts_verdicts_and_no_html_report_is_written(tmp_path):
     from xml.etree import ElementTree
 
     score(tmp_path, "reference", "miniature-drops-last-part")
-    page = (tmp_path / "REPORT.html").read_text()
-    assert 'href="#miniature-drops-last-part--DC-T00K"' in page
-    assert 'id="miniature-drops-last-part--DC-T00K"' in page and "call_b" in page
+    assert not (tmp_path / "REPORT.html").exists()  # the results site replaces it (tests/test_site.py)
     suites = {s.get("name"): s for s in ElementTree.parse(tmp_path / "results" / "junit.xml").getroot()}
     assert suites["reference"].get("failures") == "0"
     assert suites["miniature-drops-last-part"].get("failures") == "2"
@@ -103,16 +100,65 @@ def test_one_defect_that_shows_on_several_axes_is_one_finding_and_one_place_with
     assert findings[2].shapes_text() == "interleaved 1, parallel-calls 1"
 
 
-def test_the_implementation_table_gives_each_lacking_capability_its_reason():
+def test_the_implementation_table_names_each_lacking_capability_and_links_the_page_with_the_reasons():
     from deltacheck.adapter import CAPABILITIES
-    from deltacheck.reports.scorecard import _adapters_section
+    from deltacheck.reports.scorecard import SiteLinks, _adapters_section
     from deltacheck.running.results import Results
 
-    adapter = {"name": "lib-chat", "library": "lib", "version": "1", "protocols": ["openai-chat"],
+    adapter = {"name": "lib-chat@2", "library": "lib", "version": "1", "protocols": ["openai-chat"],
                "capabilities": sorted(set(CAPABILITIES) - {"refusal", "usage"}), "code_path": "lib.stream()",
                "capability_notes": {"usage": "Usage | is the library's own"}}
     out: list[str] = []
-    _adapters_section(out, [Results(path="r.jsonl", header={"adapter": adapter})])
-    assert ("| lib-chat | lib | 1 | openai-chat | not declared (judged as multi-provider) "
-            "| refusal (no reason recorded); usage (Usage \\| is the library's own) "
-            "| lib.stream() |") in out
+    _adapters_section(out, [Results(path="r.jsonl", header={"adapter": adapter})], SiteLinks("site/"))
+    assert ("| [lib-chat@2](site/implementations/lib-chat_402.html) | lib | 1 | openai-chat "
+            "| not declared (multi-provider) | refusal, usage |") in out
+    # the reasons are on the implementation's page (tests/test_site.py)
+
+
+def test_report_md_stays_under_100_kb_for_results_of_the_full_size():
+    """A synthetic results set the size of a full `make report` (65 implementations, 7 gateway routes, the
+    whole corpus, failures on one fixture in eight with long messages, fuzz and cost for each, 40 mutants):
+    the summary stays a page a person reads, whatever the per-failure detail weighs."""
+    import random
+
+    from deltacheck.corpus.loader import load_corpus
+    from deltacheck.reports.scorecard import render_report
+    from deltacheck.running.results import Results
+
+    rng = random.Random(24)
+    corpus = load_corpus(check_reference=False)
+    axes = ["content", "identity", "arguments", "ordering", "finish", "usage", "events"]
+    runs, fuzz, cost = [], [], []
+    for number in range(72):
+        protocol = corpus.fixtures[number * 7 % len(corpus.fixtures)].protocol
+        name = f"implementation-number-{number:02d}-{protocol}" + ("@6" if number % 5 == 0 else "")
+        adapter = {"name": name, "library": f"library-{number}", "version": "12.3.456", "protocols": [protocol],
+                   "capabilities": ["events", "usage"], "scope": "multi-provider", "language": "python",
+                   "capability_notes": {"refusal": "x" * 300}, "code_path": "y" * 400}
+        if number >= 65:
+            adapter["gateway"] = {"upstream": protocol, "downstream": "openai-chat"}
+        records = []
+        for fixture in (f for f in corpus.fixtures if f.protocol == protocol):
+            failing = rng.random() < 0.125
+            axis = rng.choice(axes)
+            divergence = {"axis": axis, "kind": rng.choice(["missing", "differs", "invented"]),
+                          "place": f"/choices/*/parts/*/{axis}-{rng.randrange(4)}", "pointer": "/choices/0"}
+            records.append({"kind": "result", "fixture": fixture.id, "protocol": protocol, "title": fixture.title,
+                            "verdict": "fail" if failing else "pass", "message": "z" * 250 if failing else "",
+                            "first_divergence": "/choices/0: " + "w" * 200 if failing else None,
+                            "divergences": [divergence] if failing else [], "diff": "d" * 3000 if failing else "",
+                            "axes": {a: not (failing and a == axis) for a in axes}, "basis": fixture.basis})
+        runs.append(Results(path=f"{name}.jsonl", header={"adapter": adapter}, records=records, complete=True))
+        fuzz.append(({"adapter": adapter}, [{"protocol": protocol, "mode": m, "status": "survived", "examples": 10,
+                                             "fixture": "DC-X"} for m in ("rechunk", "robustness") for _ in range(30)]))
+        cost.append(({"adapter": adapter}, [{"kind": "scenario", "scenario": f"scenario-{s}", "protocol": protocol,
+                                             "seconds_at_10k": 0.5, "reference_seconds_at_10k": 0.1, "exponent": 1.1,
+                                             "sizes": [1000, 10000]} for s in range(5)]))
+    mutants = [{"name": f"mutant-{n}", "bug": "b" * 120, "models": None} for n in range(40)]
+    mutation = ({"mutants": mutants}, [{"mutant": m["name"], "fixture": f.id, "killed": True}
+                                       for m in mutants for f in corpus.fixtures[:30]])
+    text = render_report(runs, corpus.version, 5, mutation, fuzz, cost, {f.id: f.tags for f in corpus.fixtures})
+    size = len(text.encode())
+    assert size < 100_000, f"REPORT.md is {size} bytes"
+    assert size > 30_000  # the set is of the full size: every implementation still has its rows
+    assert text.count("](site/implementations/") > 3 * 72

@@ -15,7 +15,7 @@ from tests.corpus_builder import TEXT_FIXTURE, TOOL_FIXTURE, make_corpus
 from tests.test_protocol import repo_of_adapters  # noqa: F401 - the fixture: a registry of its own
 
 IN_PROCESS = ["reference", "miniature-drops-last-part", "miniature-raises", "miniature-text-only"]
-WRITTEN = ("REPORT.md", "REPORT.html", "results/junit.xml")
+WRITTEN = ("REPORT.md", "results/junit.xml")
 
 
 class KillsItsProcess(miniatures._Miniature):
@@ -54,7 +54,7 @@ def test_the_report_is_the_same_bytes_whatever_the_number_of_jobs_and_the_order_
     for outcome in (serial, parallel, reversed_):  # the adapter whose environment fails is not run, the others are
         assert outcome.exit_code == 1, outcome.output
         assert "not run broken-node: environment 'node-broken': `false` failed" in outcome.output
-    assert "| chatty@2 | tests.drivers |" in (serial_dir / "REPORT.md").read_text()
+    assert "| [chatty@2](site/implementations/chatty_402.html) | tests.drivers |" in (serial_dir / "REPORT.md").read_text()
     for name in WRITTEN:
         expected = (serial_dir / name).read_bytes()
         assert (parallel_dir / name).read_bytes() == expected, name
@@ -91,5 +91,5 @@ def test_a_worker_that_dies_costs_only_the_adapter_it_was_running(workspace):
     assert outcome.exit_code == 1, outcome.output
     assert "not run test-kills-its-process: its worker process died" in outcome.output
     report = (out / "REPORT.md").read_text()
-    assert "| reference | openai-chat | 2 / 2 |" in report
-    assert "| miniature-raises | openai-chat | 0 / 2 |" in report
+    assert "| [reference](site/implementations/reference.html) | openai-chat | 2 / 2 |" in report
+    assert "| [miniature-raises](site/implementations/miniature-raises.html) | openai-chat | 0 / 2 |" in report

@@ -156,10 +156,19 @@ def test_the_distinct_findings_table_has_an_upstream_column(tmp_path):
     run = Results(path="lib-chat.jsonl", header={"adapter": {"name": "lib-chat"}}, records=records, complete=True)
     report = render_report([run], "9.9.9", 3, upstream=upstream)
     section = report.split("## Distinct findings", 1)[1].split("\n## ", 1)[0]
-    assert "| axis | finding | stream shapes | fixtures | count | upstream |" in section
-    assert f"| identity | /choices/*/parts/* (tool_call): missing | – | DC-MRG1 | 1 | fixed in 2.4.0: {URL} |" in section
-    assert "| usage | /usage: invented | – | DC-V5G1 | 1 | not reported upstream |" in section
-    assert "| finish | /choices/*/finish_reason: differs | – | DC-FN01 | 1 | – |" in section
+    assert "| failing fixtures | spec violations upstream |" in section
+    assert "| 3 | 2 | 0 | 0 | 1 | 3 | fixed 1, not researched 1 |" in section  # /usage invented: a policy divergence
+    # each finding with its upstream report is on the implementation's page of the site
+    from deltacheck.corpus.loader import load_corpus
+    from deltacheck.reports.inputs import ReportInputs
+    from deltacheck.site.facts import SiteFacts
+    from deltacheck.site.implementation_page import _findings
+
+    facts = SiteFacts(ReportInputs([run]), load_corpus(check_reference=False), upstream)
+    page = _findings(facts, facts.implementations[0])
+    assert f'/choices/*/parts/* (tool_call): missing</td><td>–</td><td><a href="../fixtures/DC-MRG1.html">DC-MRG1</a></td><td>1</td><td class="t">fixed in 2.4.0: {URL}</td>' in page
+    assert '/usage: invented</td><td>–</td><td><a href="../fixtures/DC-V5G1.html">DC-V5G1</a></td><td>1</td><td class="t">not reported upstream</td>' in page
+    assert '<td class="t">–</td>' in page
 
 
 def test_bad_upstream_data_is_a_warning_in_the_report_not_a_failure(tmp_path):

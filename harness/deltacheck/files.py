@@ -3,7 +3,7 @@ crash, a kill or a second run at the same time never leaves a corrupt one.
 
 Results files are written line by line (a run killed mid-way keeps every record already written), so
 they are locked instead of replaced: a second run writing the same file is refused. Documents that
-are written whole (REPORT.md, REPORT.html, JUnit XML, expectations) are replaced atomically, and
+are written whole (REPORT.md, JUnit XML, expectations) are replaced atomically, and
 keep the permissions a plain write would give them: an existing file keeps its mode, a new one gets
 the user's umask (these files are meant to be committed and published, not kept private).
 """

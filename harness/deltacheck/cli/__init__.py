@@ -36,7 +36,12 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "report": (
         "deltacheck.cli.scoring",
         "report",
-        "Write REPORT.md and REPORT.html from results files (default: every results/*.jsonl).",
+        "Write REPORT.md, the summary scorecard, from results files (default: every results/*.jsonl).",
+    ),
+    "site": (
+        "deltacheck.cli.site",
+        "site",
+        "Write the results site (a page per fixture and implementation, badges, JSON) from results files.",
     ),
     "adapters": (
         "deltacheck.cli.adapters",

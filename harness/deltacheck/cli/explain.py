@@ -19,11 +19,11 @@ from deltacheck.cli.common import (
     started,
     startup_timeout_option,
 )
-from deltacheck.contributing.explain import Explanation, render_markdown, render_text
+from deltacheck.contributing.explain import Explanation, render_markdown, render_text, served_request
 from deltacheck.contributing.repro import REPRO_LANGUAGES
 from deltacheck.corpus.loader import Corpus, load_corpus
 from deltacheck.errors import DriverFailed, EnvironmentFailed
-from deltacheck.model import AssemblyRequest, Fixture
+from deltacheck.model import Fixture
 from deltacheck.running.runner import DEFAULT_TIMEOUT, run_fixtures
 
 
@@ -100,16 +100,10 @@ def explain(
     if adapter_name is not None or adapter_cmd is not None:
         explanation = _run(corpus, fixture, adapter_name, adapter_cmd, timeout, startup_timeout)
     if fmt == "markdown":
-        served = _served_request(fixture, explanation.adapter)
+        served = served_request(fixture, explanation.adapter)
         out.print(render_markdown(explanation, served.sse, served.binary), markup=False, end="")
     else:
         out.print(render_text(explanation), markup=False)
-
-
-def _served_request(fixture: Fixture, described: dict | None) -> AssemblyRequest:
-    """The request the adapter was given: on the transport it reads, when it declares one that carries the fixture."""
-    transport = (described or {}).get("transport")
-    return fixture.request(transport if fixture.transport_problem(transport) is None else None)
 
 
 def _run(
@@ -138,7 +132,7 @@ def _run(
         described,
         record.verdict,
         findings=_findings_upstream(described.get("name", ""), record.verdict.to_json()),
-        reproduce=_reproduce(fixture.id, adapter_name, adapter_cmd),
+        reproduce=reproduce_commands(fixture.id, adapter_name, adapter_cmd),
     )
 
 
@@ -153,7 +147,7 @@ def _findings_upstream(adapter: str, record: dict) -> tuple:
     return tuple((finding, tuple(upstream.of(adapter, finding))) for finding in distinct_findings([record]))
 
 
-def _reproduce(fixture_id: str, adapter_name: str | None, adapter_cmd: str | None) -> tuple[str, ...]:
+def reproduce_commands(fixture_id: str, adapter_name: str | None, adapter_cmd: str | None) -> tuple[str, ...]:
     """This explanation's command, and the standalone script's where one can be written (not JVM or Go adapters)."""
     if adapter_name is None:
         given = f"--adapter-cmd {shlex.quote(str(adapter_cmd))}"

@@ -1,9 +1,9 @@
-"""`run`, `score` and `report`: scoring implementations over the corpus and writing REPORT.md."""
+"""`run`, `score` and `report`: scoring implementations over the corpus and writing REPORT.md (the summary;
+`deltacheck site`, cli/site.py, writes the results site it links to)."""
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 
@@ -35,8 +35,8 @@ from deltacheck.files import write_text_atomically
 from deltacheck.judge.verdict import PASSING, UNSCORED
 from deltacheck.locations import default_report, default_results_dir, file_stem
 from deltacheck.protocols import PROTOCOLS
-from deltacheck.reports.adequacy import read_jsonl
-from deltacheck.reports.export import render_html, render_junit
+from deltacheck.reports.export import render_junit
+from deltacheck.reports.inputs import InputFiles, files_beside, read_inputs, results_files
 from deltacheck.reports.scorecard import render_report
 from deltacheck.running.results import read_results
 from deltacheck.running.runner import DEFAULT_MAX_TIMEOUTS, DEFAULT_TIMEOUT
@@ -47,6 +47,16 @@ max_timeouts_option = click.option(
     default=DEFAULT_MAX_TIMEOUTS,
     show_default=True,
     help="After this many timeouts in a row, stop asking the adapter; the rest are recorded as skipped (0: never).",
+)
+
+
+site_url_option = click.option(
+    "--site-url",
+    envvar="DELTACHECK_SITE_URL",
+    metavar="URL",
+    default=None,
+    help="Where the results site is published: REPORT.md's links become absolute (env DELTACHECK_SITE_URL). "
+    "Default: links relative to the report (site/...).",
 )
 
 
@@ -248,6 +258,7 @@ def _check_spoken(adapter, corpus: Corpus, protocols: tuple[str, ...], ids: tupl
     help="Only these bundled gateways or gateway routes (default: all of them, unless --adapter is given).",
 )
 @jobs_option
+@site_url_option
 def score(
     corpus_dir: Path,
     adapter_names: tuple[str, ...],
@@ -259,6 +270,7 @@ def score(
     max_timeouts: int,
     gateway_names: tuple[str, ...],
     jobs: int | None,
+    site_url: str | None,
 ) -> None:
     """Run every adapter over the corpus (building manifest adapters' environments first), then write REPORT.md.
 
@@ -288,13 +300,16 @@ def score(
     write_mutation_results(results_dir / "mutants.jsonl", corpus, timeout=5.0)
     fuzz_files = [results_dir / f"fuzz-{file_stem(n)}.jsonl" for n in ran] if examples else []
     _write_report(
-        sorted([*(results_dir / f"{file_stem(n)}.jsonl" for n in ran), *gateway_files]),
+        InputFiles(
+            sorted([*(results_dir / f"{file_stem(n)}.jsonl" for n in ran), *gateway_files]),
+            results_dir / "mutants.jsonl",
+            fuzz_files,
+            cost_files,
+        ),
         corpus,
         output,
         results_dir / "junit.xml",
-        mutation_file=results_dir / "mutants.jsonl",
-        fuzz_files=fuzz_files,
-        cost_files=cost_files,
+        site_url,
     )
     if not_run:
         say(f"{len(not_run)} adapter(s) not run:", "red", ", ".join(not_run))
@@ -330,77 +345,58 @@ def _score_cost(factories, corpus_dir: Path, results_dir: Path) -> list[Path]:
     callback=writable_file,
     help="Also write JUnit XML (default: results/junit.xml when reading results/).",
 )
-def report(results_files: tuple[Path, ...], corpus_dir: Path, output: Path, junit_path: Path | None) -> None:
-    """Write REPORT.md and REPORT.html from results files (default: every results/*.jsonl).
+@site_url_option
+def report(
+    results_files: tuple[Path, ...], corpus_dir: Path, output: Path, junit_path: Path | None, site_url: str | None
+) -> None:
+    """Write REPORT.md, the summary scorecard, from results files (default: every results/*.jsonl).
 
-    Fuzz and mutant results are read from beside the results files.
+    Fuzz, cost and mutant results are read from beside the results files. The detail is on the results
+    site (`deltacheck site`), which REPORT.md links to.
     """
-    results_dir = results_files[0].parent if results_files else default_results_dir()
+    files = chosen_results(results_files)
     output = output or default_report()
-    files = list(results_files) or sorted(p for p in results_dir.glob("*.jsonl") if _is_adapter_results(p))
+    if junit_path is None and not results_files:  # never beside files the user named: only where asked
+        junit_path = files[0].parent / "junit.xml"
+    _write_report(files_beside(files), load_corpus(corpus_dir, check_reference=False), output, junit_path, site_url)
+
+
+def chosen_results(given: tuple[Path, ...]) -> list[Path]:
+    """The results files named, or every adapter's in results/; a usage error when there are none."""
+    results_dir = given[0].parent if given else default_results_dir()
+    files = list(given) or results_files(results_dir)
     if not files:
         raise click.UsageError(f"no results files given and none in {results_dir}; run `deltacheck run` first")
-    if junit_path is None and not results_files:  # never beside files the user named: only where asked
-        junit_path = results_dir / "junit.xml"
-    mutation = results_dir / "mutants.jsonl"
-    fuzz_files = sorted(results_dir / f"fuzz-{path.stem}.jsonl" for path in files)
-    cost_files = sorted(results_dir / f"cost-{path.stem}.jsonl" for path in files)
-    _write_report(
-        files,
-        load_corpus(corpus_dir, check_reference=False),
-        output,
-        junit_path,
-        mutation_file=mutation,
-        fuzz_files=[f for f in fuzz_files if f.exists()],
-        cost_files=[f for f in cost_files if f.exists()],
-    )
+    return files
 
 
 def write_junit(path: Path, results: list, corpus_version: str) -> None:
     write_text_atomically(path, render_junit(results, corpus_version))
 
 
-def _is_adapter_results(path: Path) -> bool:
-    return not path.name.startswith(("fuzz-", "cost-")) and path.name != "mutants.jsonl"
-
-
 def _write_report(
-    files: list[Path],
-    corpus: Corpus,
-    output: Path,
-    junit_path: Path | None,
-    mutation_file: Path | None = None,
-    fuzz_files: Sequence[Path] = (),
-    cost_files: Sequence[Path] = (),
+    files: InputFiles, corpus: Corpus, output: Path, junit_path: Path | None, site_url: str | None = None
 ) -> None:
     try:
-        results = [read_results(path) for path in files]
-        mutation = read_jsonl(mutation_file) if mutation_file is not None and mutation_file.exists() else None
-        fuzz = [read_jsonl(path) for path in fuzz_files]
-        cost_runs = [read_jsonl(path) for path in cost_files if path.exists()]
+        inputs = read_inputs(files)
     except InvalidResults as exc:
         raise click.ClickException(str(exc)) from None
-    for read in results:  # a partial run is reported as what it is, never as a whole one
+    for read in inputs.results:  # a partial run is reported as what it is, never as a whole one
         if read.ending is not None:
             say("incomplete", "yellow", f"{read.path}: {read.ending}")
     write_text_atomically(
         output,
         render_report(
-            results,
+            inputs.results,
             corpus.version,
             deltacheck.CONTRACT_VERSION,
-            mutation,
-            fuzz,
-            cost_runs,
+            inputs.mutation,
+            inputs.fuzz,
+            inputs.cost,
             {fixture.id: fixture.tags for fixture in corpus.fixtures},
+            site=site_url or "site/",  # the site's default folder, beside the report
         ),
     )
-    page = render_html(results, corpus.version)
-    if cost_runs:
-        from deltacheck.reports.cost import with_cost_html
-
-        page = with_cost_html(page, cost_runs)
-    write_text_atomically(output.with_suffix(".html"), page)
     if junit_path is not None:  # for CI systems that read it
-        write_junit(junit_path, results, corpus.version)
-    err.print(f"wrote {output} from {len(results)} results file(s)")
+        write_junit(junit_path, inputs.results, corpus.version)
+    err.print(f"wrote {output} from {len(inputs.results)} results file(s)")

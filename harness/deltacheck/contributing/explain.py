@@ -22,7 +22,7 @@ from deltacheck.judge.findings import Finding
 from deltacheck.judge.severity import record_severity, scope_of
 from deltacheck.judge.upstream import UpstreamEntry
 from deltacheck.judge.verdict import Verdict
-from deltacheck.model import Fixture
+from deltacheck.model import AssemblyRequest, Fixture
 from deltacheck.protocols import protocol
 from deltacheck.protocols.sse import encode_chunk
 from deltacheck.reports.markdown_text import code_span as _code
@@ -77,6 +77,12 @@ def _stream_end(fixture: Fixture) -> str | None:
     if terminator is None:
         return None
     return terminator if fixture.stream_end == "terminator" else f"(connection closes without {terminator})"
+
+
+def served_request(fixture: Fixture, described: dict[str, Any] | None) -> AssemblyRequest:
+    """The request the adapter was given: on the transport it reads, when it declares one that carries the fixture."""
+    transport = (described or {}).get("transport")
+    return fixture.request(transport if fixture.transport_problem(transport) is None else None)
 
 
 # -- plain text ----------------------------------------------------------------------------------

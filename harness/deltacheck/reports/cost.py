@@ -1,4 +1,4 @@
-"""The report's Cost section (REPORT.md and REPORT.html), and the check CI runs on it.
+"""The Cost section (REPORT.md's summary, the results site's whole table), and the check CI runs on it.
 
 Timings are not reproducible, so the section sits between two markers: CI compares everything
 outside them byte for byte and, inside them, only which implementations and scenarios are present.
@@ -12,7 +12,6 @@ markers or lists other implementation x scenario rows.
 from __future__ import annotations
 
 import difflib
-import html
 import re
 import sys
 from pathlib import Path
@@ -204,37 +203,36 @@ def render_cost(runs: list[CostRun]) -> list[str]:
     return out
 
 
-def render_cost_html(runs: list[CostRun]) -> str:
-    """The HTML section, markers included."""
-    esc = html.escape
+def render_cost_summary(runs: list[CostRun], page: str) -> list[str]:
+    """REPORT.md's Cost section, markers included: one row per implementation (the scenarios it was timed on,
+    its largest ratio to the reference and exponent, its findings); `page` is the site's whole section."""
+    out = [BEGIN, "## Cost\n", explanation(runs) + "\n", CI_SENTENCE + "\n"]
+    out.append(f"Every implementation x scenario row, with its times and memory: [{page}]({page}).\n")
     rows = cost_rows(runs)
-    parts = [BEGIN, "<section><h2>Cost</h2>", f"<p>{esc(explanation(runs))}</p>", f"<p>{esc(CI_SENTENCE)}</p>"]
-    if rows:
-        parts.append("<table><tr>" + "".join(f"<th>{esc(c)}</th>" for c in COLUMNS) + "</tr>")
-        for name, summary in rows:
-            css = ' class="fail"' if summary.get("failure") or summary.get("super_linear") else ""
-            finding = (
-                "super-linear" + (f": {summary['cause']}" if summary.get("cause") else "")
-                if summary.get("super_linear")
-                else "–"
-            )
-            cells = "".join(f"<td>{esc(c)}</td>" for c in _cells(summary))
-            parts.append(
-                f"<tr{css}><td>{esc(name)}</td><td>{esc(str(summary.get('scenario')))}</td>{cells}"
-                f"<td class=t>{esc(finding)}</td></tr>"
-            )
-        parts.append("</table>")
-    else:
-        parts.append("<p>No cost results.</p>")
-    parts += ["</section>", END]
-    return "\n".join(parts) + "\n"
+    if not rows:
+        out += ["No cost results.", "", END, ""]
+        return out
+    by_name: dict[str, list[dict[str, Any]]] = {}
+    for name, summary in rows:
+        by_name.setdefault(name, []).append(summary)
+    out.append("| implementation | scenarios timed | largest ratio | largest exponent | super-linear | wrong results |")
+    out.append("|---|---|---|---|---|---|")
+    for name, summaries in by_name.items():
+        ratios = [s["seconds_at_10k"] / s["reference_seconds_at_10k"] for s in summaries if _has_ratio(s)]
+        exponents = [s["exponent"] for s in summaries if s.get("exponent") is not None]
+        flagged = sorted(str(s.get("scenario")) for s in summaries if s.get("super_linear"))
+        failed = sorted(str(s.get("scenario")) for s in summaries if s.get("failure"))
+        out.append(
+            f"| {name} | {len(summaries)} | {f'{max(ratios):.1f}x' if ratios else '–'} "
+            f"| {f'{max(exponents):.2f}' if exponents else '–'} | {_plain(', '.join(flagged)) or '–'} "
+            f"| {_plain(', '.join(failed)) or '–'} |"
+        )
+    out += ["", END, ""]
+    return out
 
 
-def with_cost_html(page: str, runs: list[CostRun]) -> str:
-    """REPORT.html with the Cost section added at the end of the page."""
-    closing = "</html>\n"
-    body = page[: -len(closing)] if page.endswith(closing) else page
-    return body + render_cost_html(runs) + closing
+def _has_ratio(summary: dict[str, Any]) -> bool:
+    return summary.get("seconds_at_10k") is not None and bool(summary.get("reference_seconds_at_10k"))
 
 
 def code_span(text: str, limit: int = 300) -> str:
@@ -253,7 +251,6 @@ def _plain(text: str) -> str:
 # -- the CI check ----------------------------------------------------------------------------------
 
 _MD_ROW = re.compile(r"^\| ([^|]+?) \| ([^|]+?) \|", re.MULTILINE)
-_HTML_ROW = re.compile(r"<tr[^>]*><td>([^<]*)</td><td>([^<]*)</td>")
 
 
 def split_cost(text: str) -> tuple[str, list[tuple[str, str]]]:
@@ -262,10 +259,9 @@ def split_cost(text: str) -> tuple[str, list[tuple[str, str]]]:
     if start < 0 or end < start:
         return text, []
     inside = text[start + len(BEGIN) : end]
-    pattern = _HTML_ROW if "<table" in inside or "<section" in inside else _MD_ROW
     rows = [
         (a.strip(), b.strip())
-        for a, b in pattern.findall(inside)
+        for a, b in _MD_ROW.findall(inside)
         if a.strip() not in ("implementation", "---") and not a.startswith("-")
     ]
     return text[: start + len(BEGIN)] + text[end:], rows

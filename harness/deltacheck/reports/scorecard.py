@@ -17,23 +17,15 @@ from deltacheck.judge.severity import (
     scope_of,
     strand_severity,
 )
-from deltacheck.judge.upstream import Upstream, load_upstream, summary_of
+from deltacheck.judge.upstream import Upstream, load_upstream
 from deltacheck.judge.verdict import PASSING, UNSCORED
 from deltacheck.protocols import PROTOCOLS
-from deltacheck.reports.adequacy import render_fuzz, render_mutation, render_seeds
-from deltacheck.reports.cost import render_cost
+from deltacheck.reports.cost import render_cost_summary
+from deltacheck.reports.links import SiteLinks, cell_text
+from deltacheck.reports.summary import fuzz_summary, mutation_summary, seeds_summary
 from deltacheck.running.results import Results
 
 NOT_PASSED = ("fail", "error", "crash", "timeout")
-CELL = {
-    "pass": "pass",
-    "fail": "**FAIL**",
-    "error": "**ERROR**",
-    "crash": "**CRASH**",
-    "timeout": "**TIMEOUT**",
-    "n/a": "n/a",
-    "skip": "skip",
-}
 
 
 def render_report(
@@ -45,9 +37,14 @@ def render_report(
     cost: list[tuple[dict[str, Any], list[dict[str, Any]]]] | None = None,
     fixture_tags: Mapping[str, Sequence[str]] | None = None,
     upstream: Upstream | None = None,
+    site: str = "site/",
 ) -> str:
-    """`fixture_tags`: each fixture's tags (from the corpus), shown beside the findings they appear in.
-    `upstream`: what the libraries' trackers say about each finding (default: the bundled adapters' data)."""
+    """The summary scorecard; the per-failure detail and the fixture matrix are on the results site.
+
+    `fixture_tags`: each fixture's tags (from the corpus), shown beside the findings they appear in.
+    `upstream`: what the libraries' trackers say about each finding (default: the bundled adapters' data).
+    `site`: where the site's pages are, as the report links them: a URL, or a path relative to the report."""
+    links = SiteLinks(site)
     # The reference first, as the baseline column; then the implementations by name.
     runs = sorted(all_results, key=lambda r: (r.adapter.get("name") != "reference", r.adapter.get("name", "")))
     out: list[str] = []
@@ -77,44 +74,50 @@ def render_report(
         "rests on (its `basis`: documented, observed or policy; corpus/README.md), each implementation its "
         "scope (provider or multi-provider); the severity follows from both (CONTRACT.md 4.4).\n"
     )
-    _adapters_section(out, runs)
-    _scores_section(out, runs)
-    _gateways_section(out, runs)
+    add(
+        f"This page is the summary. Every fixture, every implementation's failures with their diffs and the bug "
+        f"report text ready to paste, the badges and the JSON are on the results site: [{links.index}]({links.index}) "
+        "(`deltacheck site`).\n"
+    )
+    _adapters_section(out, runs, links)
+    _scores_section(out, runs, links)
+    gateways_section(out, runs, links)
     _axes_section(out, runs)
-    _findings_section(out, runs, fixture_tags, load_upstream() if upstream is None else upstream)
-    _matrix_section(out, runs)
-    _single_failures_section(out, runs)
+    _findings_section(out, runs, fixture_tags, load_upstream() if upstream is None else upstream, links)
+    _single_failures_section(out, runs, links)
     _fixture_bugs_section(out, runs)
     if fuzz:
-        out.extend(render_fuzz(fuzz))
+        out.extend(fuzz_summary(fuzz, links))
     if mutation:
-        out.extend(render_mutation(*mutation))
-        out.extend(render_seeds([(run.adapter, run.records) for run in runs], *mutation))
+        out.extend(mutation_summary(*mutation, links))
+        out.extend(seeds_summary([(run.adapter, run.records) for run in runs], *mutation, links))
     if cost:
-        out.extend(render_cost(cost))
-    _details_section(out, runs, corpus_version)
+        out.extend(render_cost_summary(cost, links.page("cost.html")))
     return "\n".join(out).rstrip() + "\n"
 
 
-def _adapters_section(out: list[str], runs: list[Results]) -> None:
+def _adapters_section(out: list[str], runs: list[Results], links: SiteLinks) -> None:
     out.append("## Implementations\n")
-    out.append("| adapter | library | version | protocols | scope | capabilities lacking | code path |")
-    out.append("|---|---|---|---|---|---|---|")
+    out.append(
+        "Each implementation's page has its code path, the reason for each capability it lacks, its findings, "
+        "failures and badges.\n"
+    )
+    out.append("| adapter | library | version | protocols | scope | capabilities lacking |")
+    out.append("|---|---|---|---|---|---|")
     from deltacheck.adapter import CAPABILITIES
 
     for run in runs:
         a = run.adapter
-        lacking = sorted(set(CAPABILITIES) - set(a.get("capabilities", [])))
-        notes = a.get("capability_notes") or {}
-        shown = "; ".join(f"{c} ({notes.get(c) or 'no reason recorded'})" for c in lacking)
+        lacking = ", ".join(sorted(set(CAPABILITIES) - set(a.get("capabilities", []))))
+        scope = "–" if a.get("name") == "reference" else a.get("scope") or "not declared (multi-provider)"
         out.append(
-            f"| {a.get('name')} | {a.get('library')} | {a.get('version')} | {_protocols_text(a)} "
-            f"| {_cell_text(_scope_text(a))} | {_cell_text(shown) or '–'} | {_cell_text(a.get('code_path', ''))} |"
+            f"| {links.implementation(a.get('name'))} | {a.get('library')} | {a.get('version')} | {_protocols_text(a)} "
+            f"| {cell_text(scope)} | {cell_text(lacking) or '–'} |"
         )
     out.append("")
 
 
-def _scores_section(out: list[str], runs: list[Results]) -> None:
+def _scores_section(out: list[str], runs: list[Results], links: SiteLinks) -> None:
     out.append("## Scores per protocol\n")
     out.append(
         "*Score*: the scored fixtures with no spec violation, of all scored. The failing fixtures are counted "
@@ -131,28 +134,45 @@ def _scores_section(out: list[str], runs: list[Results]) -> None:
         for record in run.records:
             by_protocol[record.get("protocol") or "?"].append(record)
         for protocol in _protocols(by_protocol):
-            out.append(f"| {run.adapter.get('name')} | {protocol} | " + _score_cells(by_protocol[protocol], run) + " |")
+            name = links.implementation(run.adapter.get("name"))
+            out.append(f"| {name} | {protocol} | " + _score_cells(by_protocol[protocol], run) + " |")
     out.append("")
 
 
-def _score_cells(records: list[dict[str, Any]], run: Results) -> str:
-    """score, spec violations, their verdicts, the other severities, passed, n/a, skip: joined as table cells."""
+def score_counts(records: list[dict[str, Any]], run: Results) -> dict[str, Any]:
+    """One run's tally over some of its records: scored, spec violations by verdict, the other severities,
+    passed, n/a, skip. The failing fixtures are counted once each, under the most serious severity they show."""
     verdicts = Counter(record["verdict"] for record in records)
-    scored = sum(v for k, v in verdicts.items() if k not in UNSCORED)
     severities = Counter(failure_severity(record, run) for record in records if record["verdict"] in NOT_PASSED)
     violations = Counter(
         record["verdict"]
         for record in records
         if record["verdict"] in NOT_PASSED and failure_severity(record, run) == SPEC_VIOLATION
     )
+    scored = sum(v for k, v in verdicts.items() if k not in UNSCORED)
+    return {
+        "scored": scored,
+        "score": scored - severities[SPEC_VIOLATION],
+        "spec_violations": severities[SPEC_VIOLATION],
+        "violations_by_verdict": {k: violations[k] for k in NOT_PASSED},
+        "other_severities": {s: severities[s] for s in SEVERITIES[1:]},
+        "passed": sum(v for k, v in verdicts.items() if k in PASSING),
+        "n/a": verdicts.get("n/a", 0),
+        "skip": verdicts.get("skip", 0),
+    }
+
+
+def _score_cells(records: list[dict[str, Any]], run: Results) -> str:
+    """score, spec violations, their verdicts, the other severities, passed, n/a, skip: joined as table cells."""
+    counts = score_counts(records, run)
     cells = [
-        f"{scored - severities[SPEC_VIOLATION]} / {scored}",
-        str(severities[SPEC_VIOLATION]),
-        " / ".join(str(violations[k]) for k in NOT_PASSED),
-        *(str(severities[s]) for s in SEVERITIES[1:]),
-        str(sum(v for k, v in verdicts.items() if k in PASSING)),
-        str(verdicts.get("n/a", 0)),
-        str(verdicts.get("skip", 0)),
+        f"{counts['score']} / {counts['scored']}",
+        str(counts["spec_violations"]),
+        " / ".join(str(n) for n in counts["violations_by_verdict"].values()),
+        *(str(n) for n in counts["other_severities"].values()),
+        str(counts["passed"]),
+        str(counts["n/a"]),
+        str(counts["skip"]),
     ]
     return " | ".join(cells)
 
@@ -176,7 +196,7 @@ def _scope_text(adapter: dict[str, Any]) -> str:
     return adapter["scope"] + (f" ({adapter['scope_note']})" if adapter.get("scope_note") else "")
 
 
-def _gateways_section(out: list[str], runs: list[Results]) -> None:
+def gateways_section(out: list[str], runs: list[Results], links: SiteLinks | None = None) -> None:
     """Proxy mode (CONTRACT.md 6): one row per gateway route, its translation pair named."""
     gateways = [run for run in runs if isinstance(run.adapter.get("gateway"), dict)]
     if not gateways:
@@ -199,7 +219,8 @@ def _gateways_section(out: list[str], runs: list[Results]) -> None:
         notes = run.adapter.get("capability_notes") or {}
         missing = ", ".join(sorted(k for k in notes if k != "events")) or "–"
         out.append(
-            f"| {run.adapter.get('name')} | {pair.get('upstream')} → {pair.get('downstream')} "
+            f"| {links.implementation(run.adapter.get('name')) if links else run.adapter.get('name')} "
+            f"| {pair.get('upstream')} → {pair.get('downstream')} "
             f"| {_score_cells(run.records, run)} | {sum(checked)} / {len(checked)} | {missing} |"
         )
     out.append("")
@@ -230,7 +251,11 @@ def _axes_section(out: list[str], runs: list[Results]) -> None:
 
 
 def _findings_section(
-    out: list[str], runs: list[Results], fixture_tags: Mapping[str, Sequence[str]] | None, upstream: Upstream
+    out: list[str],
+    runs: list[Results],
+    fixture_tags: Mapping[str, Sequence[str]] | None,
+    upstream: Upstream,
+    links: SiteLinks,
 ) -> None:
     out.append("## Distinct findings\n")
     out.append(
@@ -238,53 +263,65 @@ def _findings_section(
         "are read as strands: its parts and completion events together (a call merged into another is an "
         "unexpected call, wrong arguments and a completion of a call that does not exist at once: one defect), "
         "and each field beside them (finish reason, finish detail, error, usage, a gateway stream's validity) on "
-        "its own. A finding is one strand's divergence path: its axes, and each place (the pointer with indices "
-        "generalised) with its kind of divergence, ordered by axis and then place. Fixtures whose strand reads the same share "
-        "the row, so one policy is one row however many fixtures it touches, and two defects that meet at one "
-        "place are two rows; a fixture appears under each finding it shows. A fixture that raised is grouped by "
-        "its exception class. *Stream shapes* counts the tags of the row's fixtures (corpus/tags.json; `text` "
-        "and `tool-call` left out): what the defect's streams have in common. *Severity* is each fixture's "
-        "for that finding (CONTRACT.md 4.4); spec violations come first. *Upstream* is what the library's own "
-        "tracker says (adapters/<folder>/upstream.json, researched by hand, never fetched at run time): an issue "
-        "still open, the release that fixed it, closed as intended, documented by the library, or not reported "
-        "upstream (worth a report: `deltacheck explain ID --adapter NAME --format markdown`); – when not researched.\n"
+        "its own. A finding is one strand's divergence path; fixtures whose strand reads the same share it. "
+        "A finding counts under the most serious severity its fixtures show (CONTRACT.md 4.4). *Spec violations "
+        "upstream* says where those findings stand on the library's own tracker (adapters/<folder>/upstream.json, "
+        "researched by hand, never fetched at run time): an issue still open, fixed in a release, closed as "
+        "intended or unfixed, documented, not reported (worth a report: `deltacheck explain ID --adapter NAME "
+        "--format markdown`), or not researched. Each finding, with its fixtures, the stream shapes it appears on "
+        "and its upstream report, is on the implementation's page.\n"
     )
     out += [f"- **warning:** upstream data left out: {problem}" for problem in upstream.problems]
     if upstream.problems:
         out.append("")
-    any_rows = False
+    counts: list[str] = []
     for run in runs:
         failing_records = {r["fixture"]: r for r in run.records if r["verdict"] in NOT_PASSED}
         findings = distinct_findings(failing_records.values(), fixture_tags)
         if not findings:
             continue
-        any_rows = True
         scope = scope_of(run.adapter)
-        severities = {
-            id(f): Counter(strand_severity(failing_records[fixture], (f.axis, f.what), scope) for fixture in f.fixtures)
+        severity_of = {
+            id(f): most_serious(
+                Counter(strand_severity(failing_records[fixture], (f.axis, f.what), scope) for fixture in f.fixtures)
+            )
             for f in findings
         }
-        findings.sort(key=lambda f: SEVERITIES.index(most_serious(severities[id(f)])))  # stable: count order kept
-        violations = sum(SPEC_VIOLATION in severities[id(f)] for f in findings)
-        out.append(
-            f"### {run.adapter.get('name')}: {len(findings)} finding(s) in {len(failing_records)} failing fixture(s), "
-            f"{violations} of them spec violations\n"
-        )
+        tally = Counter(severity_of.values())
         name = run.adapter.get("name", "")
-        out.append("| severity | axis | finding | stream shapes | fixtures | count | upstream |")
-        out.append("|---|---|---|---|---|---|---|")
-        for finding in findings:
-            shown = ", ".join(finding.fixtures[:6]) + (
-                f", … ({len(finding.fixtures) - 6} more)" if len(finding.fixtures) > 6 else ""
-            )
-            out.append(
-                f"| {_severity_text(severities[id(finding)])} | {finding.axis} | {_cell_text(finding.what)} "
-                f"| {_cell_text(finding.shapes_text())} | {shown} | {len(finding.fixtures)} "
-                f"| {_cell_text(summary_of(upstream.of(name, finding)))} |"
-            )
-        out.append("")
-    if not any_rows:
+        standing = Counter(
+            _standing(upstream.of(name, finding)) for finding in findings if severity_of[id(finding)] == SPEC_VIOLATION
+        )
+        counts.append(
+            f"| {links.implementation(name)} | {len(findings)} | "
+            + " | ".join(str(tally[s]) for s in SEVERITIES)
+            + f" | {len(failing_records)} | {', '.join(f'{k} {standing[k]}' for k in STANDINGS if standing[k]) or '–'} |"
+        )
+    if not counts:
         out.append("No failures.\n")
+        return
+    out.append(
+        "| implementation | findings | " + " | ".join(SEVERITIES) + " | failing fixtures | spec violations upstream |"
+    )
+    out.append("|---|---|" + "---|" * len(SEVERITIES) + "---|---|")
+    out += counts
+    out.append("")
+
+
+# Where a spec-violation finding stands upstream, in the summary's words (judge/upstream.py statuses).
+STANDINGS = ("open", "fixed", "intended", "documented", "unfixed", "not reported", "not researched")
+_STANDING_OF = {"closed-as-intended": "intended", "closed-unfixed": "unfixed", "unreported": "not reported"}
+
+
+def _standing(entries: Sequence[Any]) -> str:
+    if not entries:
+        return "not researched"
+    return _STANDING_OF.get(entries[0].status, entries[0].status)
+
+
+def _shortened(text: str, limit: int = 200) -> str:
+    """A long cell cut for the summary (the implementation's page has it whole)."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _severity_text(counts: Counter[str]) -> str:
@@ -294,32 +331,7 @@ def _severity_text(counts: Counter[str]) -> str:
     return ", ".join(f"{severity} {counts[severity]}" for severity in SEVERITIES if counts[severity])
 
 
-def _matrix_section(out: list[str], runs: list[Results]) -> None:
-    out.append("## Fixture × implementation\n")
-    out.append(
-        "A spec violation is in capitals (**FAIL**); a failure of another severity names it "
-        "(`fail (policy divergence)`).\n"
-    )
-    fixtures = _fixture_rows(runs)
-    names = [r.adapter["name"] for r in runs]  # a results header names its adapter (describe() does)
-    out.append("| fixture | protocol | title | " + " | ".join(names) + " |")
-    out.append("|---|---|---|" + "---|" * len(names))
-    verdicts = _verdict_table(runs)
-    by_name = {run.adapter["name"]: run for run in runs}
-    for key, (protocol, title) in fixtures.items():
-        cells = [_matrix_cell(verdicts.get((name, key), {}), by_name[name]) for name in names]
-        out.append(f"| {key} | {protocol} | {_cell_text(title)} | " + " | ".join(cells) + " |")
-    out.append("")
-
-
-def _matrix_cell(record: dict[str, Any], run: Results) -> str:
-    verdict = record.get("verdict", "")
-    if verdict in NOT_PASSED and (severity := failure_severity(record, run)) != SPEC_VIOLATION:
-        return f"{verdict} ({severity})"
-    return CELL.get(verdict, "–")
-
-
-def _single_failures_section(out: list[str], runs: list[Results]) -> None:
+def _single_failures_section(out: list[str], runs: list[Results], links: SiteLinks) -> None:
     out.append("## Fixtures that fail in exactly one implementation\n")
     out.append(
         "The cheapest high-value bug reports: everyone else handles the stream. Spec violations only; the "
@@ -339,7 +351,8 @@ def _single_failures_section(out: list[str], runs: list[Results]) -> None:
         ]
         if len(ran) >= 2 and len(failing) == 1:
             rows.append(
-                f"| {key} | {_cell_text(title)} | {failing[0]} | {_cell_text(verdicts[(failing[0], key)].get('message', ''))} |"
+                f"| {links.fixture(key)} | {cell_text(_shortened(title, 90))} | {failing[0]} "
+                f"| {cell_text(_shortened(verdicts[(failing[0], key)].get('message', ''), 100))} |"
             )
     if rows:
         out.append("| fixture | title | fails in | first divergence |")
@@ -360,38 +373,6 @@ def _fixture_bugs_section(out: list[str], runs: list[Results]) -> None:
     for path, message in bugs:
         out.append(f"- `{path}`: {message}")
     out.append("")
-
-
-def _details_section(out: list[str], runs: list[Results], corpus_version: str) -> None:
-    out.append("## Failures in detail\n")
-    any_detail = False
-    for run in runs:
-        failures = [r for r in run.records if r["verdict"] in NOT_PASSED]
-        if not failures:
-            continue
-        any_detail = True
-        out.append(f"### {run.adapter.get('name')} ({run.adapter.get('library')} {run.adapter.get('version')})\n")
-        for record in sorted(failures, key=_record_key):
-            out.append(f"#### {record['fixture']}@{corpus_version} — {record['verdict']}: {record.get('title', '')}\n")
-            out.append(f"Severity: {failure_severity(record, run)}{_basis_text(record)}\n")
-            if record.get("first_divergence"):
-                out.append(f"First divergence: `{record['first_divergence']}`\n")
-            elif record.get("message"):
-                out.append(f"{record['message']}\n")
-            if record.get("forbidden"):
-                out.append("Forbidden outcome: " + "; ".join(record["forbidden"]) + "\n")
-            if record.get("diff") and record["verdict"] == "fail":
-                out.append("```diff\n" + record["diff"].rstrip("\n") + "\n```\n")
-    if not any_detail:
-        out.append("No failures.\n")
-
-
-def _basis_text(record: dict[str, Any]) -> str:
-    basis = record.get("basis") or {}
-    if not basis.get("kind"):
-        return ""
-    servers = f": {', '.join(basis['servers'])}" if basis.get("servers") else ""
-    return f" (basis: {basis['kind']}{servers})"
 
 
 def _verdict_table(runs: list[Results]) -> dict[tuple[str | None, str], dict[str, Any]]:
@@ -420,7 +401,3 @@ def _record_key(record: dict[str, Any]) -> tuple[int, str]:
 
 def _protocols(mapping) -> list[str]:
     return sorted(mapping, key=lambda p: PROTOCOLS.index(p) if p in PROTOCOLS else 99)
-
-
-def _cell_text(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")

@@ -1,0 +1,72 @@
+"""What REPORT.md and the results site are rendered from: the results files of one run, read once.
+
+`deltacheck report` and `deltacheck site` read the same files (results/<adapter>.jsonl, and beside
+them fuzz-<adapter>.jsonl, cost-<adapter>.jsonl and mutants.jsonl), so both go through `results_files`
+and `read_inputs`; a malformed file is one InvalidResults naming it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from deltacheck.reports.adequacy import read_jsonl
+from deltacheck.running.results import Results, read_results
+
+JsonlRun = tuple[dict[str, Any], list[dict[str, Any]]]  # (header, records) of a fuzz, cost or mutants file
+
+
+@dataclass(frozen=True)
+class ReportInputs:
+    results: list[Results]
+    mutation: JsonlRun | None = None
+    fuzz: list[JsonlRun] = field(default_factory=list)
+    cost: list[JsonlRun] = field(default_factory=list)
+
+    @property
+    def runs(self) -> list[Results]:
+        """The reference first, as the baseline; then the implementations by name."""
+        return sorted(self.results, key=lambda r: (r.adapter.get("name") != "reference", r.adapter.get("name", "")))
+
+
+def is_adapter_results(path: Path) -> bool:
+    return not path.name.startswith(("fuzz-", "cost-")) and path.name != "mutants.jsonl"
+
+
+def results_files(results_dir: Path) -> list[Path]:
+    """Every adapter's (and gateway route's) results file in a results folder."""
+    return sorted(p for p in results_dir.glob("*.jsonl") if is_adapter_results(p))
+
+
+@dataclass(frozen=True)
+class InputFiles:
+    results: list[Path]
+    mutation: Path | None = None
+    fuzz: Sequence[Path] = ()
+    cost: Sequence[Path] = ()
+
+
+def files_beside(files: list[Path]) -> InputFiles:
+    """The results files, and the fuzz, cost and mutants files that exist beside them."""
+    folder = files[0].parent if files else Path("results")
+    fuzz = sorted(folder / f"fuzz-{path.stem}.jsonl" for path in files)
+    cost = sorted(folder / f"cost-{path.stem}.jsonl" for path in files)
+    return InputFiles(
+        files,
+        folder / "mutants.jsonl",
+        [f for f in fuzz if f.exists()],
+        [f for f in cost if f.exists()],
+    )
+
+
+def read_inputs(files: InputFiles) -> ReportInputs:
+    """Read every file; raises InvalidResults (naming the file and line) for a malformed one."""
+    mutation = files.mutation
+    return ReportInputs(
+        [read_results(path) for path in files.results],
+        read_jsonl(mutation) if mutation is not None and mutation.exists() else None,
+        [read_jsonl(path) for path in files.fuzz],
+        [read_jsonl(path) for path in files.cost if path.exists()],
+    )
