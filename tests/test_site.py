@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from jsonschema import Draft202012Validator
 
 from deltacheck.cli import main
-from deltacheck.site.html import esc, safe_name
+from deltacheck.site.html import esc, safe_name, text_with_links
 from tests.site_results import HOSTILE_TITLE, build, scored
 
 SCHEMAS = Path(__file__).resolve().parents[1] / "harness" / "deltacheck" / "site" / "schemas"
@@ -64,6 +64,15 @@ def test_a_fixture_title_and_an_observed_string_with_markup_render_as_text(site)
     assert "<script>alert" not in overview and esc(HOSTILE_TITLE) in overview
     # the only scripts are the site's own file
     assert re.findall(r"<script[^>]*>", page) == ['<script src="../assets/site.js" defer>']
+
+
+def test_urls_in_a_provenance_or_basis_become_links_and_the_rest_stays_text():
+    shown = text_with_links('captured: https://example.org/a_b?x=1; see <b>https://example.org/c</b>, then "javascript:alert(1)".')
+    assert shown == (
+        'captured: <a href="https://example.org/a_b?x=1" rel="noreferrer">https://example.org/a_b?x=1</a>; see '
+        '&lt;b&gt;<a href="https://example.org/c" rel="noreferrer">https://example.org/c</a>&lt;/b&gt;, then '
+        "&quot;javascript:alert(1)&quot;."
+    )
 
 
 def test_the_fixture_page_shows_the_stream_expectation_rule_and_every_verdict_with_its_diff(site):

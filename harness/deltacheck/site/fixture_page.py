@@ -9,7 +9,16 @@ from typing import Any
 from deltacheck.model import Fixture
 from deltacheck.reports.scorecard import NOT_PASSED
 from deltacheck.site.facts import Implementation, SiteFacts, cited_rules, contract_excerpt
-from deltacheck.site.html import esc, external_link, implementation_href, link, pre, pretty_json, table
+from deltacheck.site.html import (
+    esc,
+    external_link,
+    implementation_href,
+    link,
+    pre,
+    pretty_json,
+    table,
+    text_with_links,
+)
 from deltacheck.site.markdown import inline  # CONTRACT.md's own Markdown: escaped, then code and emphasis
 
 
@@ -20,7 +29,7 @@ def _facts_list(fixture: Fixture, citation: str) -> str:
         ("protocol", esc(fixture.protocol)),
         ("tags", esc(", ".join(fixture.tags))),
         ("fixture file", f"<code>{esc(fixture.path)}</code>"),
-        ("provenance", esc(f"{prov.get('kind')}: {prov.get('source', '')}")),
+        ("provenance", text_with_links(f"{prov.get('kind')}: {prov.get('source', '')}")),
     ]
     if prov.get("derived_from"):
         items.append(("derived from", esc(prov["derived_from"])))
@@ -29,7 +38,7 @@ def _facts_list(fixture: Fixture, citation: str) -> str:
     if fixture.basis:
         basis = fixture.basis
         servers = f" ({', '.join(basis['servers'])})" if basis.get("servers") else ""
-        items.append(("basis", esc(f"{basis.get('kind')}{servers}: {basis.get('source', '')}")))
+        items.append(("basis", text_with_links(f"{basis.get('kind')}{servers}: {basis.get('source', '')}")))
     return "<dl>" + "".join(f"<dt>{name}</dt><dd>{value}</dd>" for name, value in items) + "</dl>"
 
 

@@ -61,6 +61,21 @@ def external_link(url: str) -> str:
     return esc(url)
 
 
+# A URL inside prose: up to whitespace or a quote, without the punctuation that ends a sentence or clause.
+_URL_IN_TEXT = re.compile(r"https?://[^\s\"'<>]*[^\s\"'<>.,;:)\]]")
+
+
+def text_with_links(text: str) -> str:
+    """Prose (a provenance, a basis) escaped, its http(s) URLs made links so a reader can follow them."""
+    out, last = [], 0
+    for match in _URL_IN_TEXT.finditer(text):
+        out.append(esc(text[last : match.start()]))
+        out.append(external_link(match.group()))
+        last = match.end()
+    out.append(esc(text[last:]))
+    return "".join(out)
+
+
 def table(headers: list[str], rows: list[str], css: str = "", sortable: bool = True) -> str:
     """A table of prepared rows (each `<tr>…</tr>`); sortable ones sort by clicking a column header."""
     attrs = (' class="sortable' + (f" {css}" if css else "") + '"') if sortable else (f' class="{css}"' if css else "")
