@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from jsonschema import Draft202012Validator
 
 from deltacheck.cli import main
+from deltacheck.site.badges import badge_svg
 from deltacheck.site.html import esc, safe_name, text_with_links
 from tests.site_results import HOSTILE_TITLE, build, scored
 
@@ -248,3 +249,17 @@ def test_section_markdown_keeps_library_text_as_text_and_links_only_site_pages()
     assert "<b>" not in html and "&lt;b&gt;" in html and "<script>" not in html
     assert 'href="data:' not in html and 'href="javascript:' not in html
     assert "<code>a|b</code>" in html
+
+
+def test_the_readme_badges_are_what_the_site_makes_for_their_scores():
+    """docs/images/badge-<protocol>-<score>-of-<scored>.svg illustrate the README: they must stay the
+    bytes `deltacheck site` writes for those numbers, so a change to the badges shows here."""
+    images = Path(__file__).resolve().parent.parent / "docs" / "images"
+    badges = sorted(images.glob("badge-*.svg"))
+    assert badges, "the README's example badges are missing"
+    for path in badges:
+        protocol, score, scored = re.fullmatch(r"badge-(.+)-(\d+)-of-(\d+)\.svg", path.name).groups()
+        assert path.read_text() == badge_svg(protocol, int(score), int(scored)), path.name
+    readme = (images.parent.parent / "README.md").read_text()
+    for name in re.findall(r"\]\((docs/images/[^)]+)\)", readme):
+        assert (images.parent.parent / name).is_file(), name
