@@ -511,6 +511,14 @@ def test_no_input_is_spliced_into_a_shell_line_and_the_upload_always_runs():
     assert upload["if"] == "always()" and upload["with"]["path"] == "${{ inputs.results-dir }}"
 
 
+@pytest.mark.parametrize("workflow", sorted(WORKFLOWS.glob("*.yml")), ids=lambda p: p.name)
+def test_every_workflow_is_valid_and_needs_no_secret(workflow):
+    done = subprocess.run([sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.github-workflows",
+                           str(workflow)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "secrets." not in workflow.read_text(encoding="utf-8")
+
+
 def test_the_self_test_workflow_is_valid_needs_no_secret_and_uses_this_action():
     workflow = WORKFLOWS / "self-test.yml"
     done = subprocess.run([sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.github-workflows",
