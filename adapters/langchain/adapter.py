@@ -69,7 +69,6 @@ from __future__ import annotations
 
 import importlib
 import json
-from collections.abc import Callable, Iterator
 from importlib.metadata import version as _dist_version
 from typing import Any
 
@@ -78,6 +77,8 @@ from langchain_core.messages import AIMessageChunk, HumanMessage
 
 from deltacheck.adapter import Adapter
 from deltacheck.model import AssemblyRequest
+
+from .merging import merge_stream
 
 _FAKE_KEY = "sk-deltacheck-dummy"
 _MESSAGES = [HumanMessage(content="deltacheck")]
@@ -91,20 +92,6 @@ def _transport(request: AssemblyRequest) -> httpx2.MockTransport:
 
     return httpx2.MockTransport(handler)
 
-
-def _merge(stream: Iterator[AIMessageChunk], provider_error: Callable[[BaseException], dict | None]
-           ) -> tuple[AIMessageChunk | None, dict | None]:
-    """Sum the yielded chunks with `+`. A provider error stops the sum and is returned with it."""
-    merged: AIMessageChunk | None = None
-    try:
-        for chunk in stream:
-            merged = chunk if merged is None else merged + chunk
-    except Exception as exc:
-        error = provider_error(exc)
-        if error is None:
-            raise
-        return merged, error
-    return merged, None
 
 
 def _openai_provider_error(exc: BaseException) -> dict | None:
@@ -175,7 +162,7 @@ class _LangChainAdapter(Adapter):
 
     def assemble(self, request: AssemblyRequest) -> dict[str, Any]:
         model = self._model(request)
-        merged, error = _merge(model.stream(_MESSAGES), self._provider_error)
+        merged, error = merge_stream(model.stream(_MESSAGES), self._provider_error)
         choices = [] if merged is None else [self._choice(merged)]
         return {"choices": choices, "usage": None, "error": error}
 

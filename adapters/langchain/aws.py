@@ -52,24 +52,12 @@ from deltacheck.adapter import Adapter
 from deltacheck.model import AssemblyRequest
 
 from ..loopback import AWS_ACCESS_KEY_ID, AWS_REGION, AWS_SECRET_ACCESS_KEY, LoopbackReplay, botocore_stream_error
+from .merging import merge_stream
 
 MODEL_ID = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
 MESSAGES = [HumanMessage(content="deltacheck replay")]
 
 
-
-def _merge(model: Any) -> tuple[AIMessageChunk | None, dict[str, Any] | None]:
-    """Sum the yielded chunks with `+`; a provider error stops the sum and is returned with it."""
-    merged: AIMessageChunk | None = None
-    try:
-        for chunk in model.stream(MESSAGES):
-            merged = chunk if merged is None else merged + chunk
-    except Exception as exc:
-        error = botocore_stream_error(exc)
-        if error is None:
-            raise
-        return merged, error
-    return merged, None
 
 
 def _call(chunk: Any) -> dict[str, Any]:
@@ -156,7 +144,7 @@ class LangChainAWSBedrock(Adapter):
 
     def assemble(self, request: AssemblyRequest) -> dict[str, Any]:
         replay = self.loopback.serve(request)
-        merged, error = _merge(self.model)
+        merged, error = merge_stream(self.model.stream(MESSAGES), botocore_stream_error)
         if replay.requests > 1:
             raise RuntimeError("the library sent a second request; only one stream is replayed")
         if merged is None:

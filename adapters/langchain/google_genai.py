@@ -58,6 +58,7 @@ from deltacheck.adapter import Adapter
 from deltacheck.model import AssemblyRequest
 
 from ..replay import API_KEY, Replay
+from .merging import merge_stream
 
 BASE_URL = "http://deltacheck.invalid"  # never resolved: the mock transport answers every request
 MESSAGES = [HumanMessage(content="deltacheck replay")]
@@ -77,19 +78,6 @@ def _provider_error(exc: BaseException) -> dict[str, Any] | None:
     status = seen.status
     return {"type": status if status else None if seen.code is None else str(seen.code), "message": seen.message}
 
-
-def _merge(model: Any) -> tuple[AIMessageChunk | None, dict[str, Any] | None]:
-    """Sum the yielded chunks with `+`; a provider error stops the sum and is returned with it."""
-    merged: AIMessageChunk | None = None
-    try:
-        for chunk in model.stream(MESSAGES):
-            merged = chunk if merged is None else merged + chunk
-    except Exception as exc:
-        error = _provider_error(exc)
-        if error is None:
-            raise
-        return merged, error
-    return merged, None
 
 
 def _content_parts(content: Any) -> list[tuple[int, dict[str, Any]]]:
@@ -160,7 +148,7 @@ class LangChainGoogleGenAI(Adapter):
                                       client_args={"transport": transport}, max_retries=0)
 
     def assemble(self, request: AssemblyRequest) -> dict[str, Any]:
-        merged, error = _merge(self._model(Replay(request)))
+        merged, error = merge_stream(self._model(Replay(request)).stream(MESSAGES), _provider_error)
         if merged is None:
             return {"choices": [], "usage": None, "error": error}
         located = _content_parts(merged.content) + _call_parts(merged)
