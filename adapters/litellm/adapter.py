@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from importlib.metadata import version as _dist_version
 from typing import Any
 
@@ -179,12 +180,24 @@ def _chat_usage(response: Any) -> dict[str, Any] | None:
     return dumped
 
 
-def _complete(model: str, request: AssemblyRequest) -> Any:
+def _complete(model: str, request: AssemblyRequest) -> list[Any]:
     with _Replay(request).mock():
         stream = litellm.completion(model=model, messages=MESSAGES, api_base=FAKE_BASE, api_key=DUMMY_KEY,
                                     stream=True, max_retries=0)
-        chunks = list(stream)
-    return litellm.stream_chunk_builder(chunks, messages=MESSAGES)
+        return list(stream)
+
+
+def assembled_result(chunks: list[Any], message_parts: Callable[[Any], list[dict[str, Any]]],
+                     usage: Callable[[Any], dict[str, Any] | None] = lambda built: None) -> dict[str, Any]:
+    """The canonical result of what `litellm.stream_chunk_builder(chunks)` assembles, each choice's message
+    read by the provider's `message_parts` (every litellm adapter reads the built response this way)."""
+    built = litellm.stream_chunk_builder(chunks, messages=MESSAGES)
+    if built is None:  # stream_chunk_builder returns None when the wrapper yielded no chunk
+        return {"choices": [], "usage": None, "error": None}
+    choices = [{"index": _get(choice, "index"), "parts": message_parts(_get(choice, "message")),
+                "finish_reason": _get(choice, "finish_reason"), "finish_detail": None}
+               for choice in built.choices]
+    return {"choices": choices, "usage": usage(built), "error": None}
 
 
 class _LitellmCompletion(Adapter):
@@ -192,13 +205,8 @@ class _LitellmCompletion(Adapter):
     with_usage: bool
 
     def assemble(self, request: AssemblyRequest) -> dict[str, Any]:
-        built = _complete(self.model, request)
-        if built is None:  # stream_chunk_builder returns None when the wrapper yielded no chunk
-            return {"choices": [], "usage": None, "error": None}
-        choices = [{"index": _get(choice, "index"), "parts": _message_parts(_get(choice, "message")),
-                    "finish_reason": _get(choice, "finish_reason"), "finish_detail": None}
-                   for choice in built.choices]
-        return {"choices": choices, "usage": _chat_usage(built) if self.with_usage else None, "error": None}
+        usage = _chat_usage if self.with_usage else (lambda built: None)
+        return assembled_result(_complete(self.model, request), _message_parts, usage)
 
 
 class LitellmOpenAIAdapter(_LitellmCompletion):

@@ -49,7 +49,7 @@ from deltacheck.adapter import Adapter  # noqa: E402
 from deltacheck.model import AssemblyRequest  # noqa: E402
 
 from ..loopback import AWS_ACCESS_KEY_ID, AWS_REGION, AWS_SECRET_ACCESS_KEY, LoopbackReplay  # noqa: E402
-from .adapter import LITELLM_VERSION, MESSAGES, _get, _tool_call_part  # noqa: E402
+from .adapter import LITELLM_VERSION, MESSAGES, _get, _tool_call_part, assembled_result  # noqa: E402
 
 MODEL = "bedrock/converse/anthropic.claude-sonnet-4-5"
 DUMMY_CREDENTIALS = {"aws_access_key_id": AWS_ACCESS_KEY_ID, "aws_secret_access_key": AWS_SECRET_ACCESS_KEY,
@@ -115,11 +115,4 @@ class LitellmBedrockAdapter(Adapter):
         self._server.serve(request)
         stream = litellm.completion(model=MODEL, messages=MESSAGES, stream=True, max_retries=0,
                                     aws_bedrock_runtime_endpoint=self._server.url, **DUMMY_CREDENTIALS)
-        chunks = list(stream)
-        built = litellm.stream_chunk_builder(chunks, messages=MESSAGES)
-        if built is None:  # stream_chunk_builder returns None when the wrapper yielded no chunk
-            return {"choices": [], "usage": None, "error": None}
-        choices = [{"index": _get(choice, "index"), "parts": _message_parts(_get(choice, "message")),
-                    "finish_reason": _get(choice, "finish_reason"), "finish_detail": None}
-                   for choice in built.choices]
-        return {"choices": choices, "usage": None, "error": None}
+        return assembled_result(list(stream), _message_parts)

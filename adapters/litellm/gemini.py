@@ -49,7 +49,7 @@ from deltacheck.adapter import Adapter  # noqa: E402
 from deltacheck.model import AssemblyRequest  # noqa: E402
 
 from ..replay import Replay  # noqa: E402
-from .adapter import DUMMY_KEY, FAKE_BASE, LITELLM_VERSION, MESSAGES, _arguments, _get  # noqa: E402
+from .adapter import DUMMY_KEY, FAKE_BASE, LITELLM_VERSION, MESSAGES, _arguments, _get, assembled_result  # noqa: E402
 
 MODEL = "gemini/gemini-3-flash-preview"
 
@@ -115,10 +115,4 @@ class LitellmGeminiAdapter(Adapter):
             stream = litellm.completion(model=MODEL, messages=MESSAGES, api_base=FAKE_BASE, api_key=DUMMY_KEY,
                                         stream=True, max_retries=0)
             chunks = list(stream)
-        built = litellm.stream_chunk_builder(chunks, messages=MESSAGES)
-        if built is None:  # stream_chunk_builder returns None when the wrapper yielded no chunk
-            return {"choices": [], "usage": None, "error": None}
-        choices = [{"index": _get(choice, "index"), "parts": _message_parts(_get(choice, "message")),
-                    "finish_reason": _get(choice, "finish_reason"), "finish_detail": None}
-                   for choice in built.choices]
-        return {"choices": choices, "usage": None, "error": None}
+        return assembled_result(chunks, _message_parts)
