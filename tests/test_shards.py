@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 import deltacheck.driver.external
 from deltacheck.adapter import registered_adapters
 from deltacheck.cli import main
-from deltacheck.cli.score_shards import GATEWAY_JOB_PREFIX, JOB_COST, plan_shard
+from deltacheck.cli.score_shards import GATEWAY_JOB_PREFIX, GATEWAY_ROUTE, GATEWAY_START, JOB_COST, plan_shard
+from deltacheck.gateways.bundled import load_gateways
 from deltacheck.driver.manifests import load_manifests
 from deltacheck.reports.cost import differences
 from deltacheck.running.shards import Shard, shard_jobs
@@ -152,13 +153,14 @@ def test_every_bundled_job_lands_in_exactly_one_shard_and_an_environment_is_buil
 
 def test_the_slow_jobs_are_spread_so_three_shards_take_about_as_long():
     manifests = {m.name: m for m in load_manifests().adapters}
-    loads = []
+    routes = {g.name: len(g.specs()) for g in load_gateways()[0]}
+    loads, languages = [], []
     for plan in bundled_plans(3):
-        java = [n for n in plan.adapters if n in manifests and manifests[n].language == "java"]
-        assert len(java) >= 3, plan.adapters  # the JVM adapters do not pile up in one shard
-        cost = sum(JOB_COST[manifests[n].language if n in manifests else "in-process"] for n in plan.adapters)
-        loads.append(cost + sum(150 if g == "litellm-proxy" else 40 for g in plan.gateways))
-    assert max(loads) <= 1.2 * min(loads), loads
+        kinds = [manifests[n].language if n in manifests else "in-process" for n in plan.adapters]
+        languages.append(set(kinds))
+        loads.append(sum(JOB_COST[k] for k in kinds) + sum(GATEWAY_START + GATEWAY_ROUTE * routes[g] for g in plan.gateways))
+    assert max(loads) <= 1.1 * min(loads), loads
+    assert all("java" in kinds for kinds in languages)  # the JVM adapters do not pile up in one shard
 
 
 def test_the_shards_do_not_depend_on_the_toolchains_of_the_machine(monkeypatch):

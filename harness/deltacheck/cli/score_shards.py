@@ -17,9 +17,10 @@ import click
 
 from deltacheck.running.shards import Shard, shard_jobs
 
-# Rough seconds per job by language, from a full CI score (env build included, --examples 10): only
-# their ratios matter, to spread the slow ones (JVM start and Maven builds, the gateways) over the shards.
-JOB_COST = {"in-process": 10, "python": 20, "node": 15, "go": 30, "java": 40}
+# Rough seconds per job by language on a fresh CI runner, its share of the cold environment build
+# included (README: a Maven project builds in 15 to 80 s, openai-go in 4 to 5 minutes; a full score
+# runs the gateways about 140 s): only their ratios matter, to spread the slow ones over the shards.
+JOB_COST = {"in-process": 10, "python": 20, "node": 15, "go": 270, "java": 40}
 GATEWAY_START, GATEWAY_ROUTE = 20, 20
 GATEWAY_JOB_PREFIX = "gateway:"  # never in an adapter's name: registered names hold no colon
 
