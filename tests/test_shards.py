@@ -241,3 +241,11 @@ def test_merging_names_other_mistakes_in_one_line(two_runs):
                                   "--output", str(two_runs / "REPORT.md")])
     assert merged.exit_code == 0 and "from 2 results file(s)" in merged.output
     assert not (two_runs / "a" / "junit.xml").exists()  # JUnit only where asked when merging
+
+
+def test_a_gateway_manifest_that_does_not_load_is_said_once_by_shard_1_when_no_shard_runs_a_gateway(monkeypatch):
+    import deltacheck.gateways.bundled
+    monkeypatch.setattr(deltacheck.gateways.bundled, "load_gateways", lambda: ([], ["adapters/gateways/x: not JSON"]))
+    plans = [plan_shard(Shard(i, 3), ["reference"], False, (), True) for i in (1, 2, 3)]
+    assert [p.gateway_problems for p in plans] == [["adapters/gateways/x: not JSON"], [], []]
+    assert [p.gateways for p in plans] == [[], [], []]

@@ -55,9 +55,8 @@ class ShardPlan:
     gateways: list[str]  # the bundled gateways this shard runs, each with the routes asked for
     gateway_filter: tuple[str, ...]  # the names the gateway phase is given (its --gateway)
     total: int
-    gateway_problems: list[
-        str
-    ]  # gateway manifests that do not load: said by the shard with the gateway phase, else by shard 1
+    # Gateway manifests that do not load: the gateway phase says them; with no gateway job at all, shard 1.
+    gateway_problems: list[str]
 
     @property
     def jobs(self) -> int:
@@ -96,7 +95,7 @@ def plan_shard(
     gateways = [job.removeprefix(GATEWAY_JOB_PREFIX) for job in chosen if job.startswith(GATEWAY_JOB_PREFIX)]
     # A gateway's name stands for all its routes; routes named with --gateway stay the only ones run.
     given = tuple(gateways) if not gateway_names else tuple(n for g in gateways for n in routes[g])
-    says_problems = not gateways and shard.index == 1
+    says_problems = not routes and shard.index == 1
     return ShardPlan(
         shard, [n for n in chosen if n in adapters], gateways, given, len(costs), problems if says_problems else []
     )
