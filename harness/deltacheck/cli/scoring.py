@@ -29,6 +29,7 @@ from deltacheck.cli.expectations import check_expectations, read_expectations
 from deltacheck.cli.gateway import GatewayChoice, gateway_options, run_proxy_mode, score_gateways, wants_gateway
 from deltacheck.cli.recording import run_and_record
 from deltacheck.cli.score_jobs import jobs_option, score_adapters
+from deltacheck.cli.score_shards import ShardPlan, plan_shard, shard_option
 from deltacheck.corpus.loader import Corpus, load_corpus
 from deltacheck.errors import BadAdapterSpec, DriverFailed, EnvironmentFailed, InvalidResults, UnknownAdapter
 from deltacheck.files import write_text_atomically
@@ -36,10 +37,18 @@ from deltacheck.judge.verdict import PASSING, UNSCORED
 from deltacheck.locations import default_report, default_results_dir, file_stem
 from deltacheck.protocols import PROTOCOLS
 from deltacheck.reports.export import render_junit
-from deltacheck.reports.inputs import InputFiles, files_beside, read_inputs, results_files
+from deltacheck.reports.inputs import (
+    DuplicateResults,
+    InputFiles,
+    files_beside,
+    merged_files,
+    read_inputs,
+    results_files,
+)
 from deltacheck.reports.scorecard import render_report
 from deltacheck.running.results import read_results
 from deltacheck.running.runner import DEFAULT_MAX_TIMEOUTS, DEFAULT_TIMEOUT
+from deltacheck.running.shards import Shard
 
 max_timeouts_option = click.option(
     "--max-timeouts",
@@ -258,6 +267,7 @@ def _check_spoken(adapter, corpus: Corpus, protocols: tuple[str, ...], ids: tupl
     help="Only these bundled gateways or gateway routes (default: all of them, unless --adapter is given).",
 )
 @jobs_option
+@shard_option
 @site_url_option
 def score(
     corpus_dir: Path,
@@ -270,13 +280,19 @@ def score(
     max_timeouts: int,
     gateway_names: tuple[str, ...],
     jobs: int | None,
+    shard: Shard | None,
     site_url: str | None,
 ) -> None:
     """Run every adapter over the corpus (building manifest adapters' environments first), then write REPORT.md.
 
     An adapter whose environment or driver cannot start is reported and left out; the others still
-    run, and the exit status is 1.
+    run, and the exit status is 1. With --shard I/N only that shard's jobs run and no report is
+    written: `deltacheck report --results DIR ...` merges the shards' results into one.
     """
+    if shard is not None and output is not None:
+        raise click.UsageError(
+            "--output: a sharded score (--shard) writes no report; `deltacheck report` merges the shards"
+        )
     results_dir = results_dir or default_results_dir()
     output = output or default_report()
     corpus = load_corpus(corpus_dir)
@@ -289,16 +305,33 @@ def score(
         except (UnknownAdapter, BadAdapterSpec) as exc:
             raise click.UsageError(str(exc)) from None
         factories[factory.name] = factory
+    with_gateways = bool(gateway_names or not adapter_names)  # proxy mode: every bundled gateway route by default
+    plan = None
+    if shard is not None:
+        plan = plan_shard(shard, list(factories), bool(adapter_names), gateway_names, with_gateways)
+        # A chosen adapter this machine has no toolchain for is not in the registry: skipped, as unsharded.
+        factories = {n: f for n, f in factories.items() if n in plan.adapters}
+        with_gateways, gateway_names = bool(plan.gateways), plan.gateway_filter
+        for problem in plan.gateway_problems:
+            say("gateway problem", "yellow", problem)
     gateways = None
-    if gateway_names or not adapter_names:  # proxy mode: every bundled gateway route, each its own results file
+    if with_gateways:  # each route its own results file
         gateways = partial(score_gateways, corpus, results_dir, timeout, max_timeouts, gateway_names)
     ran, not_run, gateway_files = score_adapters(
         factories, corpus, results_dir, timeout, max_timeouts, examples, jobs, gateways
     )
     # Once every job above is over: each implementation timed alone, one after another, never beside other work.
     cost_files = _score_cost({n: factories[n] for n in ran}, corpus_dir, results_dir) if with_cost else []
-    write_mutation_results(results_dir / "mutants.jsonl", corpus, timeout=5.0)
+    if plan is None or plan.writes_mutants:  # the corpus's alone: one shard writes them, so the merge finds one
+        write_mutation_results(results_dir / "mutants.jsonl", corpus, timeout=5.0)
     fuzz_files = [results_dir / f"fuzz-{file_stem(n)}.jsonl" for n in ran] if examples else []
+    if plan is not None:
+        not_run += plan.gateway_problems
+        _say_shard_written(
+            plan, results_dir, [results_dir / f"{file_stem(n)}.jsonl" for n in ran] + gateway_files, corpus
+        )
+        _exit_if_not_run(not_run, problems)
+        return
     _write_report(
         InputFiles(
             sorted([*(results_dir / f"{file_stem(n)}.jsonl" for n in ran), *gateway_files]),
@@ -311,10 +344,27 @@ def score(
         results_dir / "junit.xml",
         site_url,
     )
+    _exit_if_not_run(not_run, problems)
+
+
+def _exit_if_not_run(not_run: list[str], problems: list) -> None:
     if not_run:
         say(f"{len(not_run)} adapter(s) not run:", "red", ", ".join(not_run))
     if not_run or problems:
         sys.exit(1)
+
+
+def _say_shard_written(plan: ShardPlan, results_dir: Path, written: list[Path], corpus: Corpus) -> None:
+    """A shard's results are a part of a report: its JUnit XML for the CI job, and one line on how to merge."""
+    write_junit(results_dir / "junit.xml", [read_results(path) for path in sorted(written)], corpus.version)
+    err.print(
+        f"shard {plan.shard}: {plan.jobs} of {plan.total} jobs, {len(written)} results file(s) in {results_dir}"
+        f"{' with mutants.jsonl' if plan.writes_mutants else ''}; no REPORT.md from one shard: merge every "
+        "shard's folder with `deltacheck report --results DIR --results DIR ...` (and `deltacheck site`)",
+        soft_wrap=True,
+        markup=False,
+        highlight=False,
+    )
 
 
 def _score_cost(factories, corpus_dir: Path, results_dir: Path) -> list[Path]:
@@ -327,8 +377,20 @@ def _score_cost(factories, corpus_dir: Path, results_dir: Path) -> list[Path]:
 # -- report --------------------------------------------------------------------------------------
 
 
+results_dirs_option = click.option(
+    "--results",
+    "results_dirs",
+    multiple=True,
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    metavar="DIR",
+    help="Merge the results folders of several runs, such as the shards of `score --shard` (repeatable); "
+    "a file name in two of them is an error.",
+)
+
+
 @click.command()
 @click.argument("results_files", nargs=-1, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@results_dirs_option
 @corpus_option
 @click.option(
     "--output",
@@ -347,18 +409,44 @@ def _score_cost(factories, corpus_dir: Path, results_dir: Path) -> list[Path]:
 )
 @site_url_option
 def report(
-    results_files: tuple[Path, ...], corpus_dir: Path, output: Path, junit_path: Path | None, site_url: str | None
+    results_files: tuple[Path, ...],
+    results_dirs: tuple[Path, ...],
+    corpus_dir: Path,
+    output: Path,
+    junit_path: Path | None,
+    site_url: str | None,
 ) -> None:
     """Write REPORT.md, the summary scorecard, from results files (default: every results/*.jsonl).
 
     Fuzz, cost and mutant results are read from beside the results files. The detail is on the results
-    site (`deltacheck site`), which REPORT.md links to.
+    site (`deltacheck site`), which REPORT.md links to. --results DIR (repeatable) merges several
+    runs' folders, such as the shards of `score --shard`, into the report one run would give.
     """
-    files = chosen_results(results_files)
+    files = chosen_inputs(results_files, results_dirs)
     output = output or default_report()
-    if junit_path is None and not results_files:  # never beside files the user named: only where asked
-        junit_path = files[0].parent / "junit.xml"
-    _write_report(files_beside(files), load_corpus(corpus_dir, check_reference=False), output, junit_path, site_url)
+    if junit_path is None and not results_files and not results_dirs:  # only where asked, beside named files
+        junit_path = files.results[0].parent / "junit.xml"
+    _write_report(files, load_corpus(corpus_dir, check_reference=False), output, junit_path, site_url)
+
+
+def chosen_inputs(given: tuple[Path, ...], folders: tuple[Path, ...]) -> InputFiles:
+    """The results files named, the merged --results folders, or every adapter's in results/ (with
+    the fuzz, cost and mutant results beside them); a usage error when there are none."""
+    if not folders:
+        return files_beside(chosen_results(given))
+    if given:
+        raise click.UsageError("give results files or --results folders, not both")
+    resolved = [folder.resolve() for folder in folders]
+    for at, folder in enumerate(resolved):
+        if folder in resolved[:at]:
+            raise click.UsageError(f"--results {folders[at]} is given twice")
+    try:
+        files = merged_files(folders)
+    except DuplicateResults as exc:
+        raise click.ClickException(str(exc)) from None
+    if not files.results:
+        raise click.UsageError(f"no results files in {', '.join(map(str, folders))} (--results)")
+    return files
 
 
 def chosen_results(given: tuple[Path, ...]) -> list[Path]:

@@ -2,7 +2,9 @@
 
 `deltacheck report` and `deltacheck site` read the same files (results/<adapter>.jsonl, and beside
 them fuzz-<adapter>.jsonl, cost-<adapter>.jsonl and mutants.jsonl), so both go through `results_files`
-and `read_inputs`; a malformed file is one InvalidResults naming it.
+and `read_inputs`; a malformed file is one InvalidResults naming it. The folders of several runs (the
+shards of one, `score --shard`) merge by file name through `merged_files`: the same files, so the
+same report.
 """
 
 from __future__ import annotations
@@ -59,6 +61,34 @@ def files_beside(files: list[Path]) -> InputFiles:
         [f for f in fuzz if f.exists()],
         [f for f in cost if f.exists()],
     )
+
+
+class DuplicateResults(Exception):
+    """One file name in two results folders: which run's to trust is not ours to guess."""
+
+    def __init__(self, first: Path, second: Path) -> None:
+        super().__init__(f"{first} and {second}: {first.name} is in two results folders; remove one of them")
+
+
+def merged_files(folders: Sequence[Path]) -> InputFiles:
+    """Every results file of several folders, each file name from one folder only (DuplicateResults
+    otherwise), in the order one folder holding them all would give."""
+    found: dict[str, Path] = {}
+    for folder in folders:
+        for path in sorted(folder.glob("*.jsonl")):
+            if path.name in found:
+                raise DuplicateResults(found[path.name], path)
+            found[path.name] = path
+    results = [path for name, path in sorted(found.items()) if is_adapter_results(path)]
+
+    def beside(kind: str) -> list[Path]:  # as files_beside: only those of a results file given
+        return sorted((found[n] for n in (f"{kind}-{p.stem}.jsonl" for p in results) if n in found), key=_name)
+
+    return InputFiles(results, found.get("mutants.jsonl"), beside("fuzz"), beside("cost"))
+
+
+def _name(path: Path) -> str:
+    return path.name
 
 
 def read_inputs(files: InputFiles) -> ReportInputs:
