@@ -112,6 +112,24 @@ class WaitsForStop(_Miniature):
         return assemble(request.protocol, request.chunks).result
 
 
+class BreaksOnlyTheFirstTime(_Miniature):
+    """Anthropic only: returns something that is not a canonical result for the first stream without
+    message_stop, then reads every stream as the reference does: an outcome that depends on more than
+    the stream (state left by an earlier one)."""
+    name = "miniature-breaks-only-the-first-time"
+    protocols = frozenset({"anthropic-messages"})
+
+    def __init__(self):
+        self.broke = False
+
+    def assemble(self, request):
+        chunks = [c for c in request.chunks if isinstance(c, dict)]
+        if not self.broke and not any(c.get("type") == "message_stop" for c in chunks):
+            self.broke = True
+            return {"not": "a canonical result"}
+        return assemble(request.protocol, request.chunks).result
+
+
 class HangsOnlyTheFirstTime(_Miniature):
     """Anthropic only: hangs on the first stream without message_stop, then reads every stream as the
     reference does: an outcome that depends on more than the stream (timing, state from an earlier one)."""

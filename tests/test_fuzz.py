@@ -59,8 +59,33 @@ def test_an_outcome_that_does_not_reproduce_costs_that_fixtures_fuzzing_not_the_
     # hypothesis raises Flaky when a variant failed once and passes when it is run again
     corpus = anthropic_text_corpus(tmp_path)
     (fixture,) = corpus.fixtures
-    finding = fuzz_robustness(miniatures.HangsOnlyTheFirstTime(), corpus, fixture, examples=20, timeout=0.2)
+    finding = fuzz_robustness(miniatures.BreaksOnlyTheFirstTime(), corpus, fixture, examples=20, timeout=0.2)
     assert finding.status == "not fuzzed" and "answered one variant differently" in finding.message
+
+
+def test_a_timeout_counts_only_when_a_longer_second_run_times_out_too(tmp_path):
+    # One run slowed by a busy machine must not become a finding: the hang below does not happen
+    # again, so the variant is read on its second run; a stream it always hangs on still fails.
+    corpus = anthropic_text_corpus(tmp_path)
+    (fixture,) = corpus.fixtures
+    once = fuzz_robustness(miniatures.HangsOnlyTheFirstTime(), corpus, fixture, examples=20, timeout=0.2)
+    assert once.status == "survived" and once.examples == 20
+    always = fuzz_robustness(miniatures.WaitsForStop(), corpus, fixture, examples=20, timeout=0.2)
+    assert always.status == "failed" and "TimedOut" in always.message
+
+
+def test_the_second_run_of_a_timed_out_variant_gets_a_longer_limit():
+    from deltacheck.adequacy.fuzz import TIMEOUT_CONFIRM_FACTOR, _confirming_timeouts
+    from deltacheck.judge.verdict import Returned, TimedOut
+
+    limits = []
+
+    def run(request, timeout):
+        limits.append(timeout)
+        return TimedOut(timeout) if len(limits) == 1 else Returned({"choices": []})
+
+    assert isinstance(_confirming_timeouts(run, object(), 2.0), Returned)
+    assert limits == [2.0, 2.0 * TIMEOUT_CONFIRM_FACTOR]
 
 
 def test_raising_on_a_broken_stream_is_not_a_robustness_failure(tmp_path):

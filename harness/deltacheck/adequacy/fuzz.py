@@ -92,8 +92,24 @@ def _reproducible() -> Iterator[None]:
         providers.CONSTANTS_CACHE.cache.clear()
 
 
+# A variant that times out is run once more with this many times the limit before the timeout counts.
+TIMEOUT_CONFIRM_FACTOR = 3
+
+
 def _runner(adapter) -> Callable:
-    return getattr(adapter, "run_request", None) or partial(call_adapter, adapter)
+    return partial(_confirming_timeouts, getattr(adapter, "run_request", None) or partial(call_adapter, adapter))
+
+
+def _confirming_timeouts(run: Callable[[Any, float], Outcome], request: Any, timeout: float) -> Outcome:
+    """Run one variant; a timeout stands only if a second run, allowed TIMEOUT_CONFIRM_FACTOR times longer,
+    times out too. Fuzzing runs each adapter thousands of times, and one run slowed by a busy machine
+    would otherwise turn into a finding, or into a variant "answered differently when run again", that
+    the next run of the same corpus and pins does not give. A stream the implementation hangs on still
+    times out, twice."""
+    outcome = run(request, timeout)
+    if isinstance(outcome, TimedOut):
+        outcome = run(request, timeout * TIMEOUT_CONFIRM_FACTOR)
+    return outcome
 
 
 def _verdict(adapter, corpus: Corpus, fixture: Fixture, chunks: list[Any], timeout: float) -> Verdict:
