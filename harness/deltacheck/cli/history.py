@@ -85,7 +85,9 @@ def history(
         available: list[str] = list(served(target.ecosystem, target.package).versions)
     except RegistryUnavailable as exc:
         if parsed.kind != "list":
-            raise click.ClickException(f"--versions {spec}: cannot ask {target.ecosystem} for {target.package}: {exc}")
+            raise click.ClickException(
+                f"--versions {spec}: cannot ask {target.ecosystem} for {target.package}: {exc}"
+            ) from None
         say("warning", "yellow", f"{target.ecosystem} did not answer ({exc}); the versions listed are taken as given")
         available = list(parsed.versions)
     try:
@@ -96,12 +98,20 @@ def history(
     corpus = load_corpus(corpus_dir)
     score = partial(score_release, target, corpus=corpus, root=root, timeout=timeout, max_timeouts=max_timeouts)
     run = History(target, versions, root, corpus.version, lambda version: score(version))
-    say("history", "cyan", f"{target.adapter}: {target.package} ({target.ecosystem}), {len(versions)} release(s): {versions[0]} … {versions[-1]}")
+    say(
+        "history",
+        "cyan",
+        f"{target.adapter}: {target.package} ({target.ecosystem}), {len(versions)} release(s): {versions[0]} … {versions[-1]}",
+    )
     try:
         if not bisecting:
             releases = run.sweep()
             unscorable = [r for r in releases if r.status != SCORED]
-            say("done", "green", f"{len(releases) - len(unscorable)} release(s) scored, {len(unscorable)} recorded as unscorable, in {root / file_stem(target.adapter)}")
+            say(
+                "done",
+                "green",
+                f"{len(releases) - len(unscorable)} release(s) scored, {len(unscorable)} recorded as unscorable, in {root / file_stem(target.adapter)}",
+            )
             return
         newest, bisected, bisector = run.bisect()
     except EnvironmentFailed as exc:
@@ -110,7 +120,9 @@ def history(
     path = write_bisect(root / file_stem(target.adapter), document)
     if newest is None:
         raise click.ClickException(f"{target.adapter}: no release in {spec!r} could be scored ({path})")
-    click.echo(f"{target.adapter}: newest scored release {newest}; {len(bisector.probed)} release(s) looked at, {len(run.scored_now)} scored now")
+    click.echo(
+        f"{target.adapter}: newest scored release {newest}; {len(document['probed'])} release(s) read, {len(run.scored_now)} scored now"
+    )
     for entry in document["findings"]:
         click.echo(summary_line(entry))
     for entry in document["unscorable"]:

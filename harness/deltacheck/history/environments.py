@@ -115,9 +115,7 @@ def _python(target: Target, version: str, where: Path, log: Callable[[str], None
 # -- node -----------------------------------------------------------------------------------------
 
 
-def _node(
-    target: Target, version: str, where: Path, envs_dir: Path, log: Callable[[str], None], run: Runner
-) -> Built:
+def _node(target: Target, version: str, where: Path, envs_dir: Path, log: Callable[[str], None], run: Runner) -> Built:
     manifest = target.manifest
     root = manifest.folder.parent  # adapters/node: drivers import their siblings in node/common
     copy = where / "node"

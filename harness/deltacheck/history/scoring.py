@@ -4,15 +4,18 @@ driver does not start (the library's API is not what the adapter drives), is rec
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from deltacheck.cli.recording import run_and_record
 from deltacheck.corpus.loader import Corpus
 from deltacheck.driver.envs import ENVS_DIR
 from deltacheck.driver.subprocess_adapter import SubprocessAdapter
 from deltacheck.errors import DriverFailed
+from deltacheck.files import write_text_atomically
 from deltacheck.history.environments import Built, NotInstallable, ensure_release
 from deltacheck.history.store import (
     NOT_DRIVABLE,
@@ -25,6 +28,8 @@ from deltacheck.history.store import (
     write_unscorable,
 )
 from deltacheck.history.target import Target
+from deltacheck.judge.findings import finding_keys
+from deltacheck.judge.verdict import UNSCORED
 from deltacheck.running.runner import DEFAULT_MAX_TIMEOUTS, DEFAULT_TIMEOUT
 
 Builder = Callable[[Target, str], Built]
@@ -60,23 +65,32 @@ def score_release(
         built = (build or (lambda t, v: ensure_release(t, v, envs_dir=envs_dir)))(target, version)
     except NotInstallable as exc:
         reason = one_line(str(exc))
-        write_unscorable(path, unscorable, corpus.version, header_of(target.package, target.ecosystem, version, NOT_INSTALLABLE, reason))
+        write_unscorable(
+            path,
+            unscorable,
+            corpus.version,
+            header_of(target.package, target.ecosystem, version, NOT_INSTALLABLE, reason),
+        )
         say(f"{target.adapter} {version}: not installable: {reason}")
         return read_release(path)
     spec = built.launch
-    adapter = SubprocessAdapter(spec.command, cwd=spec.cwd, env=spec.env, expected_name=target.adapter, declared=_declared(target))
+    adapter = SubprocessAdapter(
+        spec.command, cwd=spec.cwd, env=spec.env, expected_name=target.adapter, declared=_declared(target)
+    )
     try:
         hello = adapter.start()
     except DriverFailed as exc:
         reason = one_line(exc.message)
-        write_unscorable(path, unscorable, corpus.version, header_of(target.package, target.ecosystem, version, NOT_DRIVABLE, reason))
+        write_unscorable(
+            path, unscorable, corpus.version, header_of(target.package, target.ecosystem, version, NOT_DRIVABLE, reason)
+        )
         say(f"{target.adapter} {version}: not drivable: {reason}")
         return read_release(path)
     try:
-        more = {"constrained": built.constrained}
+        more: dict[str, Any] = {"constrained": built.constrained}
         if hello.version != version:  # the adapter reports the version it found installed
             more["reported_version"] = hello.version
-        counts, _, _ = run_and_record(
+        run_and_record(
             adapter,
             corpus,
             set(),
@@ -90,9 +104,33 @@ def score_release(
     finally:
         adapter.close()
     release = read_release(path)
+    unusable = api_mismatch(release)
+    if unusable is not None:
+        _restatus(path, NOT_DRIVABLE, unusable)
+        say(f"{target.adapter} {version}: not drivable: {unusable}")
+        return read_release(path)
     tally = release.tally()
     say(f"{target.adapter} {version}: {tally['passed']} passed, {tally['failed']} failed, {tally['error']} error")
     return release
+
+
+def api_mismatch(release: ReleaseResults) -> str | None:
+    """Why a release is not drivable although its driver started: every fixture it was given raised the same
+    exception (the adapter calls an API the release does not have), else None."""
+    judged = [r for r in release.results.records if r["verdict"] not in UNSCORED]
+    if not judged or any(r["verdict"] not in ("error", "crash") for r in judged):
+        return None
+    if len({tuple(finding_keys(r)) for r in judged}) != 1:
+        return None
+    return one_line(f"every fixture raises: {str(judged[0].get('message', '')).removeprefix('raised: ')}")
+
+
+def _restatus(path: Path, status: str, reason: str) -> None:
+    """Rewrite the results header's history status; the results stay (they show what the release did)."""
+    header, rest = path.read_text(encoding="utf-8").split("\n", 1)
+    data = json.loads(header)
+    data["history"] = {**data["history"], "status": status, "reason": reason}
+    write_text_atomically(path, json.dumps(data, ensure_ascii=False) + "\n" + rest)
 
 
 def _declared(target: Target) -> dict[str, str]:

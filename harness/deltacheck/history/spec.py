@@ -54,7 +54,9 @@ class VersionSpec:
 def ordered(ecosystem: str, versions: Iterable[str]) -> list[str]:
     """The versions the ecosystem can read, oldest first (duplicates and unreadable ones left out)."""
     parsed = {text: parse(ecosystem, text) for text in set(versions)}
-    return [text for text, _ in sorted(((t, r) for t, r in parsed.items() if r is not None), key=lambda i: (i[1], i[0]))]
+    return [
+        text for text, _ in sorted(((t, r) for t, r in parsed.items() if r is not None), key=lambda i: (i[1], i[0]))
+    ]
 
 
 def parse_spec(ecosystem: str, text: str) -> VersionSpec:

@@ -71,12 +71,19 @@ def release_path(root: Path, adapter: str, version: str) -> Path:
 
 
 def header_of(package: str, ecosystem: str, version: str, status: str, reason: str = "", **more: Any) -> dict:
-    return {"history": {"package": package, "ecosystem": ecosystem, "version": version, "status": status, "reason": reason, **more}}
+    return {
+        "history": {
+            "package": package,
+            "ecosystem": ecosystem,
+            "version": version,
+            "status": status,
+            "reason": reason,
+            **more,
+        }
+    }
 
 
-def write_unscorable(
-    path: Path, adapter: dict[str, Any], corpus_version: str, history: dict[str, Any]
-) -> None:
+def write_unscorable(path: Path, adapter: dict[str, Any], corpus_version: str, history: dict[str, Any]) -> None:
     """A release that could not be scored: a header saying why, and a footer; no results."""
     with locked_for_writing(path) as handle:
         writer = ResultsWriter(handle)
@@ -95,7 +102,11 @@ def read_release(path: Path) -> ReleaseResults:
     """InvalidResults when the file is not a history results file."""
     results = read_results(path)
     history = results.header.get("history")
-    if not isinstance(history, dict) or history.get("status") not in STATUSES or not isinstance(history.get("version"), str):
+    if (
+        not isinstance(history, dict)
+        or history.get("status") not in STATUSES
+        or not isinstance(history.get("version"), str)
+    ):
         raise InvalidResults(str(path), 1, "a results file without a history header (package, version, status)")
     if not results.complete:
         raise InvalidResults(str(path), 1, f"release {history['version']}: {results.ending}")
@@ -137,3 +148,30 @@ def _adapter_of(folder: Path) -> str | None:
         if isinstance(name, str):
             return name
     return None
+
+
+@dataclass(frozen=True)
+class AdapterHistory:
+    """One adapter's history as reports show it: its releases, oldest first, and its bisection if one was run."""
+
+    adapter: str
+    folder: Path
+    releases: list[ReleaseResults]
+    bisect: dict[str, Any] | None
+
+    @property
+    def package(self) -> str:
+        return str(self.releases[0].results.header["history"].get("package", "")) if self.releases else ""
+
+
+def read_histories(roots: list[Path]) -> list[AdapterHistory]:
+    """Every adapter's history under the roots (an earlier root wins), by adapter name; InvalidResults for a bad file."""
+    out = []
+    for adapter, folder in sorted(history_folders(roots).items()):
+        bisect_path = folder / BISECT_FILE
+        try:
+            bisect = json.loads(bisect_path.read_text(encoding="utf-8")) if bisect_path.is_file() else None
+        except ValueError as exc:
+            raise InvalidResults(str(bisect_path), 1, f"not JSON: {exc}") from None
+        out.append(AdapterHistory(adapter, folder, read_history(folder), bisect if isinstance(bisect, dict) else None))
+    return out

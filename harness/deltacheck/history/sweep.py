@@ -71,8 +71,7 @@ class History:
                 self.releases[version] = found
                 bisector.known[version] = found.findings() if found.scored else None
         known = [(v, bisector.known.get(v)) for v in self.versions if v in bisector.known]
-        found = witnesses(known)
-        results = [bisector.bisect(finding, witness) for finding, witness in sorted(found.items())]
+        results = [bisector.bisect(finding, witness) for finding, witness in sorted(witnesses(known).items())]
         return newest, results, bisector
 
 
@@ -83,7 +82,9 @@ def fixtures_of(releases: dict[str, ReleaseResults], finding: FindingKey, witnes
     return []
 
 
-def bisect_document(history: History, newest: str | None, bisected: list[Bisected], bisector: Bisector) -> dict[str, Any]:
+def bisect_document(
+    history: History, newest: str | None, bisected: list[Bisected], bisector: Bisector
+) -> dict[str, Any]:
     releases = history.releases
     shown = {b.finding: w for b in bisected for w in [_last_showing(bisector, b.finding)] if w}
     return {
@@ -126,7 +127,7 @@ def write_bisect(folder: Path, document: dict[str, Any]) -> Path:
 
 
 def summary_line(entry: dict[str, Any]) -> str:
-    """"DC-XXXX (+2) arguments: …: since 1.52.0, fixed in 2.3.1" / "…: since 1.52.0, still present"."""
+    """ "DC-XXXX (+2) arguments: …: since 1.52.0, fixed in 2.3.1" / "…: since 1.52.0, still present"."""
     fixtures = entry["fixtures"]
     who = (fixtures[0] + (f" (+{len(fixtures) - 1})" if len(fixtures) > 1 else "")) if fixtures else "–"
     what = entry["what"] if len(entry["what"]) <= 100 else entry["what"][:99] + "…"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from deltacheck.driver.manifests import Manifest, load_manifests
 from deltacheck.locations import ADAPTERS_DIR
-from deltacheck.pins.read import Pin, READERS
+from deltacheck.pins.read import READERS, Pin
 
 # The adapter kinds a history can build an environment for, by manifest language.
 SUPPORTED = {"python": "pypi", "node": "npm"}
@@ -71,7 +71,11 @@ def find_target(name: str, package: str | None = None, adapters_dir: Path = ADAP
                 f"--package {package!r}: not a direct pin of {name!r} ({', '.join(p.package for p in pins)})"
             )
         return Target(manifest, chosen[0])
-    named = [pin for pin in pins if normal_name(name).startswith(normal_name(pin.package) + "-") or normal_name(name) == normal_name(pin.package)]
+    named = [
+        pin
+        for pin in pins
+        if normal_name(name).startswith(normal_name(pin.package) + "-") or normal_name(name) == normal_name(pin.package)
+    ]
     return Target(manifest, max(named, key=lambda p: len(p.package)) if named else pins[0])
 
 

@@ -1,7 +1,8 @@
 """What REPORT.md and the results site are rendered from: the results files of one run, read once.
 
 `deltacheck report` and `deltacheck site` read the same files (results/<adapter>.jsonl, and beside
-them fuzz-<adapter>.jsonl, cost-<adapter>.jsonl and mutants.jsonl), so both go through `results_files`
+them fuzz-<adapter>.jsonl, cost-<adapter>.jsonl and mutants.jsonl, and the release histories in
+history/ beside them or committed in the checkout), so both go through `results_files`
 and `read_inputs`; a malformed file is one InvalidResults naming it.
 """
 
@@ -12,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from deltacheck.history.store import COMMITTED, AdapterHistory, read_histories
 from deltacheck.reports.adequacy import read_jsonl
 from deltacheck.running.results import Results, read_results
 
@@ -24,6 +26,7 @@ class ReportInputs:
     mutation: JsonlRun | None = None
     fuzz: list[JsonlRun] = field(default_factory=list)
     cost: list[JsonlRun] = field(default_factory=list)
+    history: list[AdapterHistory] = field(default_factory=list)
 
     @property
     def runs(self) -> list[Results]:
@@ -46,6 +49,13 @@ class InputFiles:
     mutation: Path | None = None
     fuzz: Sequence[Path] = ()
     cost: Sequence[Path] = ()
+    # Where release histories are read from, the first holding an adapter's winning: results/history, then the
+    # history data committed in the checkout.
+    history: Sequence[Path] = ()
+
+
+def history_roots(results_dir: Path) -> list[Path]:
+    return [results_dir / "history", *([COMMITTED] if COMMITTED is not None else [])]
 
 
 def files_beside(files: list[Path]) -> InputFiles:
@@ -58,6 +68,7 @@ def files_beside(files: list[Path]) -> InputFiles:
         folder / "mutants.jsonl",
         [f for f in fuzz if f.exists()],
         [f for f in cost if f.exists()],
+        history_roots(folder),
     )
 
 
@@ -69,4 +80,5 @@ def read_inputs(files: InputFiles) -> ReportInputs:
         read_jsonl(mutation) if mutation is not None and mutation.exists() else None,
         [read_jsonl(path) for path in files.fuzz],
         [read_jsonl(path) for path in files.cost if path.exists()],
+        read_histories(list(files.history)),
     )
