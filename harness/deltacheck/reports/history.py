@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from deltacheck.history.store import AdapterHistory
-from deltacheck.reports.links import SiteLinks
+from deltacheck.reports.links import SiteLinks, cell_text
 from deltacheck.reports.markdown_text import escape_markdown
 
 REASON_LIMIT = 90
@@ -51,7 +51,11 @@ def history_summary(histories: list[AdapterHistory], links: SiteLinks) -> list[s
         out.append(f"### {links.implementation(history.adapter)} ({escape_markdown(history.package)})\n")
         out.append("| release | passed | failed | error | note |")
         out.append("|---|---|---|---|---|")
-        out.extend("| " + " | ".join(escape_markdown(cell) for cell in row) + " |" for row in trend_rows(history))
+        # A version and the counts are plain (a version is in its registry's syntax); the note is library text.
+        out.extend(
+            "| " + " | ".join([*(cell_text(cell) for cell in row[:4]), escape_markdown(row[4])]) + " |"
+            for row in trend_rows(history)
+        )
         out.append("")
         findings = (history.bisect or {}).get("findings") or []
         if findings:

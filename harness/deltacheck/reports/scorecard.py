@@ -97,7 +97,8 @@ def render_report(
         out.extend(seeds_summary([(run.adapter, run.records) for run in runs], *mutation, links))
     if cost:
         out.extend(render_cost_summary(cost, links.page("cost.html")))
-    out.extend(history_summary(history or [], links))
+    names = {run.adapter.get("name") for run in runs}  # a history shows beside its implementation's results
+    out.extend(history_summary([h for h in history or [] if h.adapter in names], links))
     return "\n".join(out).rstrip() + "\n"
 
 
