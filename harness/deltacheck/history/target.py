@@ -1,8 +1,8 @@
 """What a history varies: one manifest adapter, and the one pin of its library that each release replaces.
 
 The library's pin is `--package` when given; otherwise the adapter's own direct pin whose name starts
-its adapter name (`langchain-openai` for `langchain-openai-chat`, `openai` for `openai-python-chat`),
-else its first direct pin (`pydantic-ai-slim` for `pydantic-ai-openai-chat`): the package the adapter
+its adapter name (`langchain-anthropic` for `langchain-anthropic`, `openai` for `openai-python-chat`),
+else its first direct pin (`pydantic-ai-slim` for `pydantic-ai-anthropic`): the package the adapter
 is named after comes first in every bundled requirements file and package.json.
 """
 
