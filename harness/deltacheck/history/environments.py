@@ -12,6 +12,7 @@ installed is a NotInstallable with pip's or npm's own last error line.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -54,9 +55,12 @@ def ensure_release(
 ) -> Built:
     """The environment of one release, built unless its stamp matches; NotInstallable says why not."""
     where = history_env(target, version, envs_dir)
-    if target.manifest.language == "python":
-        return _python(target, version, where, log, run)
-    return _node(target, version, where, envs_dir, log, run)
+    where.parent.mkdir(parents=True, exist_ok=True)
+    with (where.parent / f"{where.name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # two runs building one release at once would corrupt it
+        if target.manifest.language == "python":
+            return _python(target, version, where, log, run)
+        return _node(target, version, where, log, run)
 
 
 # -- python ---------------------------------------------------------------------------------------
@@ -115,7 +119,7 @@ def _python(target: Target, version: str, where: Path, log: Callable[[str], None
 # -- node -----------------------------------------------------------------------------------------
 
 
-def _node(target: Target, version: str, where: Path, envs_dir: Path, log: Callable[[str], None], run: Runner) -> Built:
+def _node(target: Target, version: str, where: Path, log: Callable[[str], None], run: Runner) -> Built:
     manifest = target.manifest
     root = manifest.folder.parent  # adapters/node: drivers import their siblings in node/common
     copy = where / "node"
