@@ -359,3 +359,27 @@ def test_two_real_releases_are_scored_each_in_its_own_cached_environment(tmp_pat
         assert release.results.adapter["version"] == version  # the driver reports the release it imported
         assert len(release.results.records) == count
         assert ensure_release(find_target("openai-python-chat"), version, log=lambda _: None).built is False
+
+
+def test_a_node_release_is_a_copy_of_the_driver_folder_with_the_version_written_in_and_npm_install(tmp_path):
+    target = find_target("openai-node-chat")
+    calls = []
+
+    def run(command, cwd):
+        calls.append((command, cwd))
+        return 0, ""
+
+    built = ensure_release(target, "6.0.0", envs_dir=tmp_path, log=lambda _: None, run=run)
+    folder = Path(built.launch.cwd)
+    assert json.loads((folder / "package.json").read_text())["dependencies"]["openai"] == "6.0.0"
+    assert not (folder / "package-lock.json").exists() and (folder.parent / "common").is_dir()
+    assert calls == [(["npm", "install", "--no-audit", "--no-fund", "--loglevel=error"], folder)]
+    assert ensure_release(target, "6.0.0", envs_dir=tmp_path, log=lambda _: None, run=run).built is False
+    assert len(calls) == 1
+
+    def refused(command, cwd):
+        return 1, "npm error code ETARGET\nnpm error notarget No matching version found for openai@0.0.1.\n"
+
+    with pytest.raises(NotInstallable, match=r"^npm install failed: npm error notarget No matching version found"):
+        ensure_release(target, "0.0.1", envs_dir=tmp_path, log=lambda _: None, run=refused)
+    assert not (tmp_path / "history" / "openai-node-chat" / "0.0.1").exists()
