@@ -311,12 +311,14 @@ def test_the_report_and_the_site_show_the_trend_and_each_finding_since_and_fixed
         ("1.1.0", SCORED, True, ""),
         ("1.2.0", NOT_INSTALLABLE, False, "pip install failed: ERROR: No matching distribution"),
         ("1.3.0", SCORED, False, ""),
+        ("1.4.0", SCORED, False, ""),
     ):
         _release(root, "miniature-raises", version, status, fail, reason)
     _release(root, "not-in-these-results", "1.0.0", SCORED, False)
     entry = {"axis": "arguments", "what": "/choices/*/parts/*/arguments: differs", "fixtures": ["DC-T00K"]}
     entry |= {"since": "1.1.0", "since_oldest": False, "fixed_in": "1.3.0", "skipped": ["1.2.0"]}
-    (root / "miniature-raises" / "bisect.json").write_text(json.dumps({"findings": [entry]}))
+    steady = {**entry, "what": "always", "since": "1.0.0", "since_oldest": True, "fixed_in": None, "skipped": []}
+    (root / "miniature-raises" / "bisect.json").write_text(json.dumps({"findings": [entry, steady]}))
     report = tmp_path / "R.md"
     files = sorted(str(p) for p in results.glob("*.jsonl") if not p.name.startswith(("fuzz-", "cost-", "mutants")))
     outcome = CliRunner().invoke(main, ["report", *files, "--corpus", str(corpus), "--output", str(report)])
@@ -325,11 +327,14 @@ def test_the_report_and_the_site_show_the_trend_and_each_finding_since_and_fixed
     section = text[text.index("## Release history") :]
     assert "| 1.0.0 | 2 | 0 | 0 |  |" in section and "| 1.1.0 | 1 | 1 | 0 |  |" in section
     assert "| 1.2.0 | – | – | – | not-installable: pip install failed: ERROR: No matching distribution |" in section
+    assert "| 1.3.0 – 1.4.0 (2) | 2 | 0 | 0 |  |" in section  # consecutive releases that scored the same
     assert "since 1.1.0, fixed in 1.3.0 (unscorable in between: 1.2.0)" in section
+    assert "- 1 other finding(s) in every release scored" in section and "always" not in section
     assert "not-in-these-results" not in text
     page = (build(corpus, results, tmp_path / "site") / "implementations" / "miniature-raises.html").read_text()
     assert '<svg class="trend"' in page and "<title>1.1.0: 1 failed</title>" in page
     assert "<title>1.2.0: not-installable: pip install failed" in page and "since 1.1.0, fixed in 1.3.0" in page
+    assert "<td>1.4.0</td>" in page and "<code>always</code>: at or before 1.0.0, still present" in page
     other = (tmp_path / "site" / "implementations" / "reference.html").read_text()
     assert "Release history" not in other
 
