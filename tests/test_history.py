@@ -315,6 +315,8 @@ def test_the_report_and_the_site_show_the_trend_and_each_finding_since_and_fixed
     ):
         _release(root, "miniature-raises", version, status, fail, reason)
     _release(root, "not-in-these-results", "1.0.0", SCORED, False)
+    unfinished = release_path(root, "miniature-raises", "1.5.0")  # a run still scoring it: no footer yet
+    unfinished.write_text(release_path(root, "miniature-raises", "1.4.0").read_text().splitlines()[0] + "\n")
     entry = {"axis": "arguments", "what": "/choices/*/parts/*/arguments: differs", "fixtures": ["DC-T00K"]}
     entry |= {"since": "1.1.0", "since_oldest": False, "fixed_in": "1.3.0", "skipped": ["1.2.0"]}
     steady = {**entry, "what": "always", "since": "1.0.0", "since_oldest": True, "fixed_in": None, "skipped": []}
@@ -330,7 +332,7 @@ def test_the_report_and_the_site_show_the_trend_and_each_finding_since_and_fixed
     assert "| 1.3.0 – 1.4.0 (2) | 2 | 0 | 0 |  |" in section  # consecutive releases that scored the same
     assert "since 1.1.0, fixed in 1.3.0 (unscorable in between: 1.2.0)" in section
     assert "- 1 other finding(s) in every release scored" in section and "always" not in section
-    assert "not-in-these-results" not in text
+    assert "not-in-these-results" not in text and "1.5.0" not in text
     page = (build(corpus, results, tmp_path / "site") / "implementations" / "miniature-raises.html").read_text()
     assert '<svg class="trend"' in page and "<title>1.1.0: 1 failed</title>" in page
     assert "<title>1.2.0: not-installable: pip install failed" in page and "since 1.1.0, fixed in 1.3.0" in page

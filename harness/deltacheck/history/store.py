@@ -113,9 +113,13 @@ def read_release(path: Path) -> ReleaseResults:
     return ReleaseResults(history["version"], history["status"], str(history.get("reason") or ""), results)
 
 
-def read_history(folder: Path) -> list[ReleaseResults]:
-    """Every release recorded in one adapter's history folder, oldest first."""
-    releases = [read_release(path) for path in sorted(folder.glob("*.jsonl"))]
+def read_history(folder: Path, skip_unfinished: bool = False) -> list[ReleaseResults]:
+    """Every release recorded in one adapter's history folder, oldest first; `skip_unfinished` leaves out a
+    release whose file has no footer yet (a run still scoring it) instead of raising InvalidResults."""
+    paths = sorted(folder.glob("*.jsonl"))
+    if skip_unfinished:
+        paths = [path for path in paths if read_results(path).complete]
+    releases = [read_release(path) for path in paths]
     if not releases:
         return []
     ecosystem = str(releases[0].results.header["history"].get("ecosystem", "pypi"))
@@ -173,5 +177,7 @@ def read_histories(roots: list[Path]) -> list[AdapterHistory]:
             bisect = json.loads(bisect_path.read_text(encoding="utf-8")) if bisect_path.is_file() else None
         except ValueError as exc:
             raise InvalidResults(str(bisect_path), 1, f"not JSON: {exc}") from None
-        out.append(AdapterHistory(adapter, folder, read_history(folder), bisect if isinstance(bisect, dict) else None))
+        releases = read_history(folder, skip_unfinished=True)  # a history being written shows what it has so far
+        if releases:
+            out.append(AdapterHistory(adapter, folder, releases, bisect if isinstance(bisect, dict) else None))
     return out
