@@ -55,7 +55,7 @@ setup(
     package_dir=FOLDERS,
     package_data={
         "deltacheck": ["py.typed", "driver/schemas/*.json", "driver/schemas/protocol/*.json", "judge/schemas/*.json",
-                       "site/schemas/*.json", "site/assets/*",
+                       "site/schemas/*.json", "site/assets/*", "history/schemas/*.json",
                        "contributing/repro/*.tmpl"],
         "deltacheck.adapters": ["*/manifest.json", "*/requirements*.txt", "*/upstream.json"],
     },

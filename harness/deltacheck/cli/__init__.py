@@ -43,6 +43,12 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "site",
         "Write the results site (a page per fixture and implementation, badges, JSON) from results files.",
     ),
+    "history": (
+        "deltacheck.cli.history",
+        "history",
+        "Score an adapter over releases of its library, one environment per release; --bisect finds when each "
+        "finding appeared and was fixed.",
+    ),
     "adapters": (
         "deltacheck.cli.adapters",
         "adapters",

@@ -28,8 +28,13 @@ def run_and_record(
     results_path: Path | None,
     timeout: float,
     max_timeouts: int,
+    header: dict | None = None,
+    quiet: bool = False,
 ) -> tuple[Counter[str], dict[str, str], Path]:
-    """Run and record; returns the verdict counts, each fixture's verdict, and the results file."""
+    """Run and record; returns the verdict counts, each fixture's verdict, and the results file.
+
+    `header`: more fields for the results header (a history run's release). `quiet`: no line per
+    failure and no summary table (a history run prints one line per release instead)."""
     results_path = results_path or default_results_dir() / f"{file_stem(adapter.name)}.jsonl"
     # Only the protocols the adapter speaks: the others are not its business, not skips to list.
     spoken = (protocols or set(PROTOCOLS)) & set(adapter.protocols)
@@ -45,6 +50,7 @@ def run_and_record(
             contract_version=deltacheck.CONTRACT_VERSION,
             adapter=adapter.describe(),
             timeout=timeout,
+            **(header or {}),
         )
         for problem in problem_records(adapter.name, corpus, spoken, ids):
             writer.record(problem)
@@ -80,7 +86,7 @@ def run_and_record(
                     verdicts[record.verdict.fixture] = record.verdict.verdict
                     by_protocol.setdefault(record.verdict.protocol, Counter())[record.verdict.verdict] += 1
                     progress.update(task, advance=1)
-                    if record.verdict.verdict not in PASSING | UNSCORED:
+                    if record.verdict.verdict not in PASSING | UNSCORED and not quiet:
                         say(
                             record.verdict.verdict,
                             "red",
@@ -92,7 +98,8 @@ def run_and_record(
     if interrupted:
         say_interrupted(adapter.name, ran, len(fixtures), running, results_path)
         sys.exit(130)
-    print_summary(adapter.name, by_protocol, results_path)
+    if not quiet:
+        print_summary(adapter.name, by_protocol, results_path)
     return writer.counts, verdicts, results_path
 
 

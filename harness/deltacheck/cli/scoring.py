@@ -483,6 +483,7 @@ def _write_report(
             inputs.cost,
             {fixture.id: fixture.tags for fixture in corpus.fixtures},
             site=site_url or "site/",  # the site's default folder, beside the report
+            history=inputs.history,
         ),
     )
     if junit_path is not None:  # for CI systems that read it

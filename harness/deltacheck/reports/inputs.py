@@ -1,8 +1,9 @@
 """What REPORT.md and the results site are rendered from: the results files of one run, read once.
 
 `deltacheck report` and `deltacheck site` read the same files (results/<adapter>.jsonl, and beside
-them fuzz-<adapter>.jsonl, cost-<adapter>.jsonl and mutants.jsonl), so both go through `results_files`
-and `read_inputs`; a malformed file is one InvalidResults naming it. The folders of several runs (the
+them fuzz-<adapter>.jsonl, cost-<adapter>.jsonl and mutants.jsonl, and the release histories in
+history/ beside them or committed in the checkout), so both go through `results_files` and
+`read_inputs`; a malformed file is one InvalidResults naming it. The folders of several runs (the
 shards of one, `score --shard`) merge by file name through `merged_files`: the same files, so the
 same report.
 """
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from deltacheck.history.store import COMMITTED, AdapterHistory, read_histories
 from deltacheck.reports.adequacy import read_jsonl
 from deltacheck.running.results import Results, read_results
 
@@ -26,6 +28,7 @@ class ReportInputs:
     mutation: JsonlRun | None = None
     fuzz: list[JsonlRun] = field(default_factory=list)
     cost: list[JsonlRun] = field(default_factory=list)
+    history: list[AdapterHistory] = field(default_factory=list)
 
     @property
     def runs(self) -> list[Results]:
@@ -48,6 +51,13 @@ class InputFiles:
     mutation: Path | None = None
     fuzz: Sequence[Path] = ()
     cost: Sequence[Path] = ()
+    # Where release histories are read from, the first holding an adapter's winning: results/history, then the
+    # history data committed in the checkout.
+    history: Sequence[Path] = ()
+
+
+def history_roots(results_dir: Path) -> list[Path]:
+    return [results_dir / "history", *([COMMITTED] if COMMITTED is not None else [])]
 
 
 def files_beside(files: list[Path]) -> InputFiles:
@@ -60,6 +70,7 @@ def files_beside(files: list[Path]) -> InputFiles:
         folder / "mutants.jsonl",
         [f for f in fuzz if f.exists()],
         [f for f in cost if f.exists()],
+        history_roots(folder),
     )
 
 
@@ -84,7 +95,8 @@ def merged_files(folders: Sequence[Path]) -> InputFiles:
     def beside(kind: str) -> list[Path]:  # as files_beside: only those of a results file given
         return sorted((found[n] for n in (f"{kind}-{p.stem}.jsonl" for p in results) if n in found), key=_name)
 
-    return InputFiles(results, found.get("mutants.jsonl"), beside("fuzz"), beside("cost"))
+    histories = [*(folder / "history" for folder in folders), *([COMMITTED] if COMMITTED is not None else [])]
+    return InputFiles(results, found.get("mutants.jsonl"), beside("fuzz"), beside("cost"), histories)
 
 
 def _name(path: Path) -> str:
@@ -99,4 +111,5 @@ def read_inputs(files: InputFiles) -> ReportInputs:
         read_jsonl(mutation) if mutation is not None and mutation.exists() else None,
         [read_jsonl(path) for path in files.fuzz],
         [read_jsonl(path) for path in files.cost if path.exists()],
+        read_histories(list(files.history)),
     )

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import deltacheck
+from deltacheck.history.store import AdapterHistory
 from deltacheck.judge.compare import AXES
 from deltacheck.judge.findings import distinct_findings
 from deltacheck.judge.severity import (
@@ -21,6 +22,7 @@ from deltacheck.judge.upstream import Upstream, load_upstream
 from deltacheck.judge.verdict import PASSING, UNSCORED
 from deltacheck.protocols import PROTOCOLS
 from deltacheck.reports.cost import render_cost_summary
+from deltacheck.reports.history import history_summary
 from deltacheck.reports.links import SiteLinks, cell_text
 from deltacheck.reports.summary import fuzz_summary, mutation_summary, seeds_summary
 from deltacheck.running.results import Results
@@ -38,12 +40,14 @@ def render_report(
     fixture_tags: Mapping[str, Sequence[str]] | None = None,
     upstream: Upstream | None = None,
     site: str = "site/",
+    history: list[AdapterHistory] | None = None,
 ) -> str:
     """The summary scorecard; the per-failure detail and the fixture matrix are on the results site.
 
     `fixture_tags`: each fixture's tags (from the corpus), shown beside the findings they appear in.
     `upstream`: what the libraries' trackers say about each finding (default: the bundled adapters' data).
-    `site`: where the site's pages are, as the report links them: a URL, or a path relative to the report."""
+    `site`: where the site's pages are, as the report links them: a URL, or a path relative to the report.
+    `history`: release histories (deltacheck history), a trend and each finding's first and fixing release."""
     links = SiteLinks(site)
     # The reference first, as the baseline column; then the implementations by name.
     runs = sorted(all_results, key=lambda r: (r.adapter.get("name") != "reference", r.adapter.get("name", "")))
@@ -93,6 +97,8 @@ def render_report(
         out.extend(seeds_summary([(run.adapter, run.records) for run in runs], *mutation, links))
     if cost:
         out.extend(render_cost_summary(cost, links.page("cost.html")))
+    names = {run.adapter.get("name") for run in runs}  # a history shows beside its implementation's results
+    out.extend(history_summary([h for h in history or [] if h.adapter in names], links))
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -1,5 +1,5 @@
 """implementations/<name>.html: one implementation's description, scores, badges, distinct findings
-with their upstream status, cost rows, and every failure with its diff and the bug report text that
+with their upstream status, its release history (deltacheck history), cost rows, and every failure with its diff and the bug report text that
 `deltacheck explain ID --adapter NAME --format markdown` prints, ready to paste."""
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from deltacheck.site.badges import badge_markdown, badge_path
 from deltacheck.site.facts import Implementation, SiteFacts
 from deltacheck.site.html import esc, fixture_href, link, pre, table
 from deltacheck.site.markdown import to_html
+from deltacheck.site.trend import render_history
 
 _VERDICT_FIELDS = set(Verdict.__dataclass_fields__)
 
@@ -148,12 +149,18 @@ def _cost(facts: SiteFacts, implementation: Implementation) -> str:
     return to_html(render_cost(mine))
 
 
+def _history(facts: SiteFacts, implementation: Implementation) -> str:
+    mine = [h for h in facts.inputs.history if h.adapter == implementation.name]
+    return render_history(mine[0]) if mine else ""
+
+
 def render_implementation(facts: SiteFacts, implementation: Implementation, site_url: str | None) -> str:
     return "\n".join(
         [
             _description(implementation),
             _scores(implementation, site_url),
             _findings(facts, implementation),
+            _history(facts, implementation),
             _cost(facts, implementation),
             _failures(facts, implementation),
         ]

@@ -1,0 +1,140 @@
+"""Score one release: build its environment, start its driver, run the adapter's fixtures through the
+normal run path into `<root>/<adapter>/<version>.jsonl`. A release that cannot be installed, or whose
+driver does not start (the library's API is not what the adapter drives), is recorded with the reason."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from deltacheck.cli.recording import run_and_record
+from deltacheck.corpus.loader import Corpus
+from deltacheck.driver.envs import ENVS_DIR
+from deltacheck.driver.subprocess_adapter import SubprocessAdapter
+from deltacheck.errors import DriverFailed
+from deltacheck.files import write_text_atomically
+from deltacheck.history.environments import Built, NotInstallable, ensure_release
+from deltacheck.history.store import (
+    NOT_DRIVABLE,
+    NOT_INSTALLABLE,
+    SCORED,
+    ReleaseResults,
+    header_of,
+    read_release,
+    release_path,
+    write_unscorable,
+)
+from deltacheck.history.target import Target
+from deltacheck.judge.findings import finding_keys
+from deltacheck.judge.verdict import UNSCORED
+from deltacheck.running.runner import DEFAULT_MAX_TIMEOUTS, DEFAULT_TIMEOUT
+
+Builder = Callable[[Target, str], Built]
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    """A driver's or tool's failure as one line: its first line, and the last line of what follows (the
+    exception a driver's stderr ends with)."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if not lines:
+        return "no reason given"
+    line = lines[0] if len(lines) == 1 else f"{lines[0].rstrip(':')} … {lines[-1]}"
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def score_release(
+    target: Target,
+    version: str,
+    corpus: Corpus,
+    root: Path,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    max_timeouts: int = DEFAULT_MAX_TIMEOUTS,
+    envs_dir: Path = ENVS_DIR,
+    build: Builder | None = None,
+    say: Callable[[str], None] = lambda line: print(line, file=sys.stderr),
+) -> ReleaseResults:
+    """Score the release (or record why it cannot be) and read back what was recorded."""
+    path = release_path(root, target.adapter, version)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    unscorable = {"name": target.adapter, "library": target.package, "version": version, "protocols": []}
+    try:
+        built = (build or (lambda t, v: ensure_release(t, v, envs_dir=envs_dir)))(target, version)
+    except NotInstallable as exc:
+        reason = one_line(str(exc))
+        write_unscorable(
+            path,
+            unscorable,
+            corpus.version,
+            header_of(target.package, target.ecosystem, version, NOT_INSTALLABLE, reason),
+        )
+        say(f"{target.adapter} {version}: not installable: {reason}")
+        return read_release(path)
+    spec = built.launch
+    adapter = SubprocessAdapter(
+        spec.command, cwd=spec.cwd, env=spec.env, expected_name=target.adapter, declared=_declared(target)
+    )
+    try:
+        hello = adapter.start()
+    except DriverFailed as exc:
+        reason = one_line(exc.message)
+        write_unscorable(
+            path, unscorable, corpus.version, header_of(target.package, target.ecosystem, version, NOT_DRIVABLE, reason)
+        )
+        say(f"{target.adapter} {version}: not drivable: {reason}")
+        return read_release(path)
+    try:
+        more: dict[str, Any] = {"constrained": built.constrained}
+        if hello.version != version:  # the adapter reports the version it found installed
+            more["reported_version"] = hello.version
+        run_and_record(
+            adapter,
+            corpus,
+            set(),
+            set(),
+            path,
+            timeout,
+            max_timeouts,
+            header=header_of(target.package, target.ecosystem, version, SCORED, **more),
+            quiet=True,
+        )
+    finally:
+        adapter.close()
+    release = read_release(path)
+    unusable = api_mismatch(release)
+    if unusable is not None:
+        _restatus(path, NOT_DRIVABLE, unusable)
+        say(f"{target.adapter} {version}: not drivable: {unusable}")
+        return read_release(path)
+    tally = release.tally()
+    say(f"{target.adapter} {version}: {tally['passed']} passed, {tally['failed']} failed, {tally['error']} error")
+    return release
+
+
+def api_mismatch(release: ReleaseResults) -> str | None:
+    """Why a release is not drivable although its driver started: every fixture it was given raised the same
+    exception (the adapter calls an API the release does not have), else None."""
+    judged = [r for r in release.results.records if r["verdict"] not in UNSCORED]
+    if not judged or any(r["verdict"] not in ("error", "crash") for r in judged):
+        return None
+    if len({tuple(finding_keys(r)) for r in judged}) != 1:
+        return None
+    return one_line(f"every fixture raises: {str(judged[0].get('message', '')).removeprefix('raised: ')}")
+
+
+def _restatus(path: Path, status: str, reason: str) -> None:
+    """Rewrite the results header's history status; the results stay (they show what the release did)."""
+    header, rest = path.read_text(encoding="utf-8").split("\n", 1)
+    data = json.loads(header)
+    data["history"] = {**data["history"], "status": status, "reason": reason}
+    write_text_atomically(path, json.dumps(data, ensure_ascii=False) + "\n" + rest)
+
+
+def _declared(target: Target) -> dict[str, str]:
+    manifest = target.manifest
+    declared = {"scope": manifest.scope} if manifest.scope else {}
+    declared |= {"scope_note": manifest.scope_note} if manifest.scope_note else {}
+    return declared | ({"transport": manifest.transport} if manifest.transport else {})

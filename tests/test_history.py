@@ -1,0 +1,392 @@
+"""`deltacheck history`: the releases a SPEC names, the bisection over them, what is recorded for a release
+that cannot be scored, the trend in REPORT.md and on the site, and one real run over two releases."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import urllib.request
+from pathlib import Path
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from packaging.version import Version
+
+from deltacheck.cli import main
+from deltacheck.corpus.loader import load_corpus
+from deltacheck.driver.envs import Launch
+from deltacheck.history.bisect import Bisector
+from deltacheck.history.environments import Built, NotInstallable, ensure_release, release_requirements
+from deltacheck.history.scoring import api_mismatch, score_release
+from deltacheck.history.spec import BadVersionSpec, ordered, parse_spec, resolve
+from deltacheck.history.store import (
+    NOT_DRIVABLE,
+    NOT_INSTALLABLE,
+    SCORED,
+    ReleaseResults,
+    header_of,
+    read_release,
+    release_path,
+)
+from deltacheck.history.sweep import History, bisect_document
+from deltacheck.history.target import NoHistory, find_target
+from deltacheck.running.results import ResultsWriter
+from tests.corpus_builder import TEXT_FIXTURE, TOOL_FIXTURE, make_corpus
+from tests.site_results import build, scored
+
+SCHEMA = Path(__file__).parent.parent / "harness" / "deltacheck" / "history" / "schemas" / "bisect.schema.json"
+F = ("arguments", "/choices/*/parts/*/arguments: differs")
+
+# -- SPEC parsing and ordering -------------------------------------------------------------------
+
+pep440 = st.builds(
+    lambda parts, pre: ".".join(map(str, parts)) + pre,
+    st.lists(st.integers(0, 30), min_size=1, max_size=3),
+    st.sampled_from(["", "", "", "a1", "rc2", ".post1", ".dev3"]),
+)
+
+
+@given(st.lists(pep440, max_size=30))
+def test_pypi_releases_are_ordered_as_pep_440_orders_them(versions):
+    assert ordered("pypi", versions) == sorted(set(versions), key=lambda v: (Version(v), v))
+
+
+@given(st.lists(pep440, min_size=1, max_size=30), pep440, pep440)
+def test_a_range_takes_exactly_the_releases_its_clauses_admit_and_no_pre_release(versions, low, high):
+    expected = [
+        v
+        for v in ordered("pypi", versions)
+        if not Version(v).is_prerelease and Version(low) <= Version(v) < Version(high)
+    ]
+    spec = parse_spec("pypi", f">={low}, <{high}")
+    if expected:
+        assert resolve("pypi", spec, versions) == expected
+    else:
+        with pytest.raises(BadVersionSpec, match="--versions: no release"):
+            resolve("pypi", spec, versions)
+
+
+semver = st.builds(lambda a, b, c: f"{a}.{b}.{c}", st.integers(0, 9), st.integers(0, 12), st.integers(0, 12))
+
+
+@given(st.lists(semver, min_size=1, max_size=30), st.integers(1, 9))
+def test_npm_releases_are_ordered_as_semver_and_a_short_bound_means_its_zeros(versions, major):
+    key = lambda v: tuple(map(int, v.split(".")))  # noqa: E731
+    assert ordered("npm", versions) == sorted(set(versions), key=key)
+    below = [v for v in sorted(set(versions), key=key) if key(v) < (major, 0, 0)]
+    if below:
+        assert resolve("npm", parse_spec("npm", f"<{major}"), versions) == below
+
+
+@given(st.lists(pep440, min_size=1, max_size=30, unique=True), st.integers(1, 40))
+def test_latest_n_is_the_n_newest_releases_oldest_first(versions, count):
+    releases = [v for v in ordered("pypi", versions) if not Version(v).is_prerelease]
+    assume(releases)
+    assert resolve("pypi", parse_spec("pypi", f"latest:{count}"), versions) == releases[-count:]
+
+
+def test_a_list_is_ordered_and_takes_pre_releases_as_named():
+    served = ["2.0.1", "1.40.0", "2.1.0rc1", "3.0.0"]
+    assert resolve("pypi", parse_spec("pypi", "2.1.0rc1, 1.40.0,2.0.1"), served) == ["1.40.0", "2.0.1", "2.1.0rc1"]
+    assert resolve("pypi", parse_spec("pypi", "all"), served) == ["1.40.0", "2.0.1", "3.0.0"]
+    assert resolve("maven", parse_spec("maven", "all"), ["1.0.0", "1.0.0-M1", "0.9"]) == ["0.9", "1.0.0"]
+
+
+def test_a_listed_release_the_registry_does_not_serve_is_named():
+    with pytest.raises(BadVersionSpec) as caught:
+        resolve("pypi", parse_spec("pypi", "1.40.0,9.9.9"), ["1.40.0"], "openai")
+    assert str(caught.value) == "--versions: 9.9.9 not served by pypi for openai (it serves 1 version(s))"
+
+
+@pytest.mark.parametrize(
+    ("spec", "says"),
+    [
+        ("", "--versions is empty"),
+        ("latest:0", "N must be at least 1"),
+        (">=banana", "'banana' is not a pypi version"),
+        ("1.0,,2.0", "an empty item"),
+        (">=1.0,2.0", "cannot mix clauses with plain versions"),
+        ("one", "'one' is not a pypi version"),
+    ],
+)
+def test_a_spec_that_cannot_be_read_is_one_line_naming_the_option(spec, says):
+    with pytest.raises(BadVersionSpec) as caught:
+        parse_spec("pypi", spec)
+    assert says in str(caught.value) and str(caught.value).startswith("--versions") and "\n" not in str(caught.value)
+
+
+# -- bisection with a fake scorer ----------------------------------------------------------------
+
+
+def _versions(n: int) -> list[str]:
+    return [f"1.{i}.0" for i in range(n)]
+
+
+@settings(max_examples=200)
+@given(st.data())
+def test_bisection_finds_the_first_release_showing_a_finding_and_the_first_fixing_it_in_log_n_scorings(data):
+    n = data.draw(st.integers(2, 300))
+    introduced = data.draw(st.integers(0, n - 1))
+    fixed = data.draw(st.integers(introduced + 1, n))  # n: never fixed
+    witness = data.draw(st.integers(introduced, fixed - 1))
+    versions = _versions(n)
+    bisector = Bisector(versions, lambda v: frozenset({F}) if introduced <= versions.index(v) < fixed else frozenset())
+    found = bisector.bisect(F, versions[witness])
+    assert found.since == versions[introduced]
+    assert found.since_oldest == (introduced == 0)
+    assert found.fixed_in == (versions[fixed] if fixed < n else None)
+    assert found.skipped == ()
+    assert len(bisector.probed) <= 2 * math.ceil(math.log2(n + 1)) + 1
+
+
+@settings(max_examples=200)
+@given(st.data())
+def test_unscorable_releases_are_skipped_over_and_reported(data):
+    n = data.draw(st.integers(3, 120))
+    introduced = data.draw(st.integers(0, n - 1))
+    fixed = data.draw(st.integers(introduced + 1, n))
+    witness = data.draw(st.integers(introduced, fixed - 1))
+    broken = data.draw(st.sets(st.integers(0, n - 1).filter(lambda i: i != witness), max_size=n // 2))
+    versions = _versions(n)
+
+    def probe(version):
+        i = versions.index(version)
+        return None if i in broken else frozenset({F}) if introduced <= i < fixed else frozenset()
+
+    bisector = Bisector(versions, probe)
+    found = bisector.bisect(F, versions[witness])
+    scorable = [i for i in range(n) if i not in broken]
+    first_bad = min(i for i in scorable if i >= introduced)
+    last_good = max((i for i in scorable if i < introduced), default=-1)
+    first_good = min((i for i in scorable if i >= fixed), default=n)
+    last_bad = max(i for i in scorable if i < fixed)
+    assert found.since == versions[first_bad]
+    assert found.since_oldest == (last_good == -1)
+    assert found.fixed_in == (versions[first_good] if first_good < n else None)
+    between = [i for i in broken if last_good < i < first_bad or last_bad < i < first_good]
+    assert found.skipped == tuple(versions[i] for i in sorted(between))
+    assert set(bisector.unscorable()) <= {versions[i] for i in broken}
+
+
+def test_sixteen_releases_take_at_most_eight_scorings_and_recorded_ones_are_reused(tmp_path):
+    versions = _versions(16)
+    scored_now = []
+
+    def fake_release(version):
+        scored_now.append(version)
+        return _release(tmp_path, "openai-python-chat", version, SCORED, fail=5 <= versions.index(version) < 11)
+
+    history = History(find_target("openai-python-chat"), versions, tmp_path, "9.9.9", fake_release)
+    _release(tmp_path, "openai-python-chat", versions[3], SCORED, fail=False)  # recorded before: never scored again
+    newest, bisected, bisector = history.bisect()
+    assert newest == versions[-1]
+    assert versions[3] not in scored_now and len(scored_now) <= 8
+    assert bisected == []  # the newest release shows no finding, and no release recorded before does
+    _release(tmp_path, "openai-python-chat", versions[7], SCORED, fail=True)  # a sweep recorded a failing release
+    again = History(find_target("openai-python-chat"), versions, tmp_path, "9.9.9", fake_release)
+    newest, bisected, bisector = again.bisect()
+    [found] = bisected
+    assert (found.since, found.fixed_in) == (versions[5], versions[11])
+    document = bisect_document(again, newest, bisected, bisector)
+    jsonschema.validate(document, json.loads(SCHEMA.read_text()))
+    assert document["findings"][0]["fixtures"] == ["DC-T00K"]
+
+
+# -- recording what cannot be scored -------------------------------------------------------------
+
+
+def _release(root: Path, adapter: str, version: str, status: str, fail: bool, reason: str = "") -> ReleaseResults:
+    """A synthetic release's results file: DC-T3ST passes, DC-T00K passes or fails."""
+    path = release_path(root, adapter, version)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as handle:
+        writer = ResultsWriter(handle)
+        writer.header(
+            corpus_version="9.9.9",
+            adapter={"name": adapter, "library": "openai", "version": version},
+            **header_of("openai", "pypi", version, status, reason),
+        )
+        if status == SCORED:
+            writer.record({"kind": "result", "fixture": "DC-T3ST", "adapter": adapter, "verdict": "pass"})
+            record = {"kind": "result", "fixture": "DC-T00K", "adapter": adapter, "verdict": "fail" if fail else "pass"}
+            if fail:
+                record["divergences"] = [
+                    {"axis": "arguments", "place": "/choices/*/parts/*/arguments", "kind": "differs"}
+                ]
+            writer.record(record)
+        writer.footer()
+    return read_release(path)
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    return load_corpus(
+        make_corpus(tmp_path, {"openai-chat/text.json": TEXT_FIXTURE, "openai-chat/tools.json": TOOL_FIXTURE})
+    )
+
+
+def test_a_release_that_cannot_be_installed_is_recorded_with_pips_reason(tmp_path, corpus):
+    def build(target, version):
+        raise NotInstallable("pip install failed: ERROR: No matching distribution found for openai==0.0.1")
+
+    release = score_release(
+        find_target("openai-python-chat"), "0.0.1", corpus, tmp_path, build=build, say=lambda _: None
+    )
+    assert (release.status, release.reason) == (
+        NOT_INSTALLABLE,
+        "pip install failed: ERROR: No matching distribution found for openai==0.0.1",
+    )
+    assert release.results.records == [] and release.results.complete
+    assert release.results.header["corpus_version"] == "9.9.9"
+
+
+def test_a_release_whose_driver_does_not_start_is_recorded_with_the_exception_it_ended_with(tmp_path, corpus):
+    crash = "import sys; sys.stderr.write('Traceback (most recent call last):\\nImportError: cannot import name Stream\\n'); sys.exit(1)"
+
+    def build(target, version):
+        return Built(Launch((sys.executable, "-c", crash), str(tmp_path), {}), True, True)
+
+    release = score_release(
+        find_target("openai-python-chat"), "1.0.0", corpus, tmp_path, build=build, say=lambda _: None
+    )
+    assert release.status == NOT_DRIVABLE
+    assert "before answering `start`" in release.reason and release.reason.endswith(
+        "ImportError: cannot import name Stream"
+    )
+    assert "\n" not in release.reason
+
+
+def test_a_release_on_which_every_fixture_raises_the_same_is_not_drivable_and_one_real_failure_is_scored(tmp_path):
+    def results(*records):
+        release = _release(tmp_path, "a", "1.0.0", SCORED, fail=False)
+        release.results.records[:] = list(records)
+        return release
+
+    raised = {
+        "kind": "result",
+        "fixture": "X",
+        "adapter": "a",
+        "verdict": "error",
+        "message": "raised: AttributeError: no stream",
+    }
+    assert (
+        api_mismatch(results(raised, {**raised, "fixture": "Y"})) == "every fixture raises: AttributeError: no stream"
+    )
+    assert api_mismatch(results(raised, {**raised, "fixture": "Y", "verdict": "pass"})) is None
+    other = {**raised, "fixture": "Y", "message": "raised: TypeError: x"}
+    assert api_mismatch(results(raised, other)) is None
+
+
+def test_each_release_pins_the_library_at_that_version_and_keeps_the_rest_as_constraints():
+    requirements, constraints = release_requirements(find_target("pydantic-ai-openai-chat"), "1.0.0")
+    assert "pydantic-ai-slim[openai,anthropic]==1.0.0" in requirements.splitlines()
+    assert "openai==" in requirements and "pydantic-ai-slim" not in constraints
+    assert find_target("langchain-openai-chat").package == "langchain-openai"
+    assert find_target("openai-node-chat").package == "openai"
+    with pytest.raises(NoHistory, match="--package 'nope'"):
+        find_target("openai-python-chat", "nope")
+
+
+def test_the_command_refuses_an_adapter_or_spec_it_cannot_use_in_one_line():
+    for args, says in (
+        (["--adapter", "reference", "--versions", "all"], "--adapter 'reference': not a manifest adapter"),
+        (["--adapter", "openai-python-chat", "--versions", ">=banana"], "'banana' is not a pypi version"),
+    ):
+        outcome = CliRunner().invoke(main, ["history", *args])
+        assert outcome.exit_code == 2 and says in outcome.output and "Traceback" not in outcome.output
+
+
+# -- where it shows: REPORT.md and the site -------------------------------------------------------
+
+
+def test_the_report_and_the_site_show_the_trend_and_each_finding_since_and_fixed(tmp_path):
+    corpus, results = scored(tmp_path)
+    root = results / "history"
+    for version, status, fail, reason in (
+        ("1.0.0", SCORED, False, ""),
+        ("1.1.0", SCORED, True, ""),
+        ("1.2.0", NOT_INSTALLABLE, False, "pip install failed: ERROR: No matching distribution"),
+        ("1.3.0", SCORED, False, ""),
+        ("1.4.0", SCORED, False, ""),
+    ):
+        _release(root, "miniature-raises", version, status, fail, reason)
+    _release(root, "not-in-these-results", "1.0.0", SCORED, False)
+    unfinished = release_path(root, "miniature-raises", "1.5.0")  # a run still scoring it: no footer yet
+    unfinished.write_text(release_path(root, "miniature-raises", "1.4.0").read_text().splitlines()[0] + "\n")
+    entry = {"axis": "arguments", "what": "/choices/*/parts/*/arguments: differs", "fixtures": ["DC-T00K"]}
+    entry |= {"since": "1.1.0", "since_oldest": False, "fixed_in": "1.3.0", "skipped": ["1.2.0"]}
+    steady = {**entry, "what": "always", "since": "1.0.0", "since_oldest": True, "fixed_in": None, "skipped": []}
+    (root / "miniature-raises" / "bisect.json").write_text(json.dumps({"findings": [entry, steady]}))
+    report = tmp_path / "R.md"
+    files = sorted(str(p) for p in results.glob("*.jsonl") if not p.name.startswith(("fuzz-", "cost-", "mutants")))
+    outcome = CliRunner().invoke(main, ["report", *files, "--corpus", str(corpus), "--output", str(report)])
+    assert outcome.exit_code == 0, outcome.output
+    text = report.read_text()
+    section = text[text.index("## Release history") :]
+    assert "| 1.0.0 | 2 | 0 | 0 |  |" in section and "| 1.1.0 | 1 | 1 | 0 |  |" in section
+    assert "| 1.2.0 | – | – | – | not-installable: pip install failed: ERROR: No matching distribution |" in section
+    assert "| 1.3.0 – 1.4.0 (2) | 2 | 0 | 0 |  |" in section  # consecutive releases that scored the same
+    assert "since 1.1.0, fixed in 1.3.0 (unscorable in between: 1.2.0)" in section
+    assert "- 1 other finding(s) in every release scored" in section and "always" not in section
+    assert "not-in-these-results" not in text and "1.5.0" not in text
+    page = (build(corpus, results, tmp_path / "site") / "implementations" / "miniature-raises.html").read_text()
+    assert '<svg class="trend"' in page and "<title>1.1.0: 1 failed</title>" in page
+    assert "<title>1.2.0: not-installable: pip install failed" in page and "since 1.1.0, fixed in 1.3.0" in page
+    assert "<td>1.4.0</td>" in page and "<code>always</code>: at or before 1.0.0, still present" in page
+    other = (tmp_path / "site" / "implementations" / "reference.html").read_text()
+    assert "Release history" not in other
+
+
+# -- a real run over two releases ----------------------------------------------------------------
+
+
+def _pypi_reachable() -> bool:
+    try:
+        urllib.request.urlopen("https://pypi.org/simple/openai/", timeout=5).close()
+    except OSError:
+        return False
+    return True
+
+
+def test_two_real_releases_are_scored_each_in_its_own_cached_environment(tmp_path):
+    if not _pypi_reachable():
+        pytest.skip("PyPI is not reachable: the releases cannot be installed")
+    outcome = CliRunner().invoke(
+        main, ["history", "--adapter", "openai-python-chat", "--versions", "3.57.0,3.56.0", "--results", str(tmp_path)]
+    )
+    assert outcome.exit_code == 0, outcome.output
+    count = len(load_corpus().select({"openai-chat"}, set()))
+    for version in ("3.56.0", "3.57.0"):
+        release = read_release(release_path(tmp_path, "openai-python-chat", version))
+        assert release.status == SCORED
+        assert release.results.adapter["version"] == version  # the driver reports the release it imported
+        assert len(release.results.records) == count
+        assert ensure_release(find_target("openai-python-chat"), version, log=lambda _: None).built is False
+
+
+def test_a_node_release_is_a_copy_of_the_driver_folder_with_the_version_written_in_and_npm_install(tmp_path):
+    target = find_target("openai-node-chat")
+    calls = []
+
+    def run(command, cwd):
+        calls.append((command, cwd))
+        return 0, ""
+
+    built = ensure_release(target, "6.0.0", envs_dir=tmp_path, log=lambda _: None, run=run)
+    folder = Path(built.launch.cwd)
+    assert json.loads((folder / "package.json").read_text())["dependencies"]["openai"] == "6.0.0"
+    assert not (folder / "package-lock.json").exists() and (folder.parent / "common").is_dir()
+    assert calls == [(["npm", "install", "--no-audit", "--no-fund", "--loglevel=error"], folder)]
+    assert ensure_release(target, "6.0.0", envs_dir=tmp_path, log=lambda _: None, run=run).built is False
+    assert len(calls) == 1
+
+    def refused(command, cwd):
+        return 1, "npm error code ETARGET\nnpm error notarget No matching version found for openai@0.0.1.\n"
+
+    with pytest.raises(NotInstallable, match=r"^npm install failed: npm error notarget No matching version found"):
+        ensure_release(target, "0.0.1", envs_dir=tmp_path, log=lambda _: None, run=refused)
+    assert not (tmp_path / "history" / "openai-node-chat" / "0.0.1").exists()
