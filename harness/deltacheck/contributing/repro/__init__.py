@@ -334,14 +334,10 @@ def _python(
 ) -> dict[str, str]:
     source = source_path.read_text(encoding="utf-8")
     _check_imports(source, source_path)
-    # Bundled adapters import their shared helpers relatively (`from ..replay import`), so that static
-    # tools resolve them in a checkout; the script, which has no package, imports their stand-ins by name.
-    source = _SIBLING_IMPORT.sub(r"\1from deltacheck.adapters.\2 import", source)
-    helpers = sorted(set(re.findall(r"^from (deltacheck\.adapters\.\w+) import", source, re.MULTILINE)))
-    helper_lines = []
-    for helper in helpers:
-        helper_source = _only_what_runs(_module_file(helper).read_text(encoding="utf-8"), "") + "\n"
-        helper_lines.append(f"_stand_in({helper!r}, (\n{_py_text_lines(helper_source)}\n))")
+    source = _absolute_imports(source, _package_of(source_path))
+    helper_lines = [
+        f"_stand_in({helper!r}, (\n{_py_text_lines(helper_source)}\n))" for helper, helper_source in _helpers(source)
+    ]
     return {
         "SSE": _py_bytes_lines(request.sse),
         # A binary body (event-stream messages) travels as the driver protocol carries it: base64.
@@ -370,6 +366,52 @@ STAND_INS = {
 
 
 _SIBLING_IMPORT = re.compile(r"^(\s*)from \.\.(\w+) import", re.MULTILINE)
+_PACKAGE_IMPORT = re.compile(r"^(\s*)from \.(\w+) import", re.MULTILINE)
+_HELPER_IMPORT = re.compile(r"^\s*from (deltacheck\.adapters\.[\w.]+) import", re.MULTILINE)
+
+
+def _absolute_imports(source: str, package: str | None) -> str:
+    """Bundled adapters import their shared helpers relatively (`from ..replay import`, `from .merging
+    import`), so that static tools resolve them in a checkout; the script, which has no package,
+    imports their stand-ins by absolute name."""
+    source = _SIBLING_IMPORT.sub(r"\1from deltacheck.adapters.\2 import", source)
+    if package is not None:
+        source = _PACKAGE_IMPORT.sub(rf"\1from {package}.\2 import", source)
+    return source
+
+
+def _package_of(path: Path) -> str | None:
+    """`deltacheck.adapters.<folder>` for a module of a bundled adapter's folder; None for a file elsewhere."""
+    spec = importlib.util.find_spec("deltacheck.adapters")
+    roots = [Path(root).resolve() for root in (spec.submodule_search_locations or [])] if spec else []
+    folder = path.resolve().parent
+    for root in roots:
+        if folder.is_relative_to(root):
+            return ".".join(("deltacheck", "adapters", *folder.relative_to(root).parts))
+    return None
+
+
+def _helpers(source: str) -> list[tuple[str, str]]:
+    """(module, source) of every bundled helper module the adapter imports, and of the helpers those
+    import, each once and after the helpers it needs, so each stand-in is made before it is used."""
+    ordered: list[tuple[str, str]] = []
+    seen: set[str] = set()
+
+    def visit(module: str) -> None:
+        if module in seen:
+            return
+        seen.add(module)
+        path = _module_file(module)
+        text = path.read_text(encoding="utf-8")
+        _check_imports(text, path)
+        text = _absolute_imports(text, _package_of(path))
+        for needed in sorted(set(_HELPER_IMPORT.findall(text))):
+            visit(needed)
+        ordered.append((module, _only_what_runs(text, "") + "\n"))
+
+    for module in sorted(set(_HELPER_IMPORT.findall(source))):
+        visit(module)
+    return ordered
 
 
 def _check_imports(source: str, path: Path) -> None:
