@@ -36,7 +36,7 @@ CASES = [
     ("langchain-openai-chat", "DC-BPTP"),
     ("litellm-openai", "DC-B2P0"),
     ("litellm-gemini", "DC-4K95"),  # imports its sibling module (from .adapter import), inlined before it
-    ("litellm-bedrock", "DC-QKZH"),  # the same, and that sibling's own helper (from ..replay import)
+    ("litellm-bedrock", "DC-QKZH"),  # the same, beside a helper one level up (from ..loopback import)
     ("llama-index-openai-chat", "DC-BPTP"),
     ("pydantic-ai-openai-chat", "DC-BPTP"),
     ("smolagents-openai", "DC-RR3W"),
