@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import deltacheck.driver.external
 from deltacheck.adapter import registered_adapters
 from deltacheck.cli import main
-from deltacheck.cli.score_shards import GATEWAY_JOB_PREFIX, GATEWAY_ROUTE, GATEWAY_START, JOB_COST, plan_shard
+from deltacheck.running.shard_plan import GATEWAY_JOB_PREFIX, GATEWAY_ROUTE, GATEWAY_START, JOB_COST, plan_shard
 from deltacheck.gateways.bundled import load_gateways
 from deltacheck.driver.manifests import load_manifests
 from deltacheck.reports.cost import differences

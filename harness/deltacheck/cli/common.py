@@ -16,6 +16,7 @@ import click
 from deltacheck.corpus.loader import DEFAULT_CORPUS, layout_problem
 from deltacheck.driver.subprocess_adapter import DEFAULT_STARTUP_TIMEOUT, SubprocessAdapter
 from deltacheck.errors import ManifestProblem
+from deltacheck.running.shards import Shard
 
 # Library and fixture text is never parsed as markup (a message may contain "[/choices]"): colour
 # is given explicitly, as in `say`. The consoles `err` and `out` are made on first use (see
@@ -173,3 +174,24 @@ def warn_manifest_problems() -> list[ManifestProblem]:
     for problem in problems:
         say("manifest problem", "yellow", str(problem))
     return problems
+
+
+class ShardParam(click.ParamType):
+    name = "I/N"
+
+    def convert(self, value, param, ctx) -> Shard:
+        if isinstance(value, Shard):
+            return value
+        try:
+            return Shard.parse(str(value))
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+shard_option = click.option(
+    "--shard",
+    type=ShardParam(),
+    default=None,
+    help="Score only shard I of N (e.g. 2/3) of the jobs, the same on every machine, into --results-dir; "
+    "no REPORT.md: merge the shards with `deltacheck report --results DIR --results DIR ...`.",
+)

@@ -20,6 +20,7 @@ from deltacheck.cli.common import (
     err,
     open_adapter,
     say,
+    shard_option,
     started,
     startup_timeout_option,
     warn_manifest_problems,
@@ -29,7 +30,6 @@ from deltacheck.cli.expectations import check_expectations, read_expectations
 from deltacheck.cli.gateway import GatewayChoice, gateway_options, run_proxy_mode, score_gateways, wants_gateway
 from deltacheck.cli.recording import run_and_record
 from deltacheck.cli.score_jobs import jobs_option, score_adapters
-from deltacheck.cli.score_shards import ShardPlan, plan_shard, shard_option
 from deltacheck.corpus.loader import Corpus, load_corpus
 from deltacheck.errors import BadAdapterSpec, DriverFailed, EnvironmentFailed, InvalidResults, UnknownAdapter
 from deltacheck.files import write_text_atomically
@@ -48,6 +48,7 @@ from deltacheck.reports.inputs import (
 from deltacheck.reports.scorecard import render_report
 from deltacheck.running.results import read_results
 from deltacheck.running.runner import DEFAULT_MAX_TIMEOUTS, DEFAULT_TIMEOUT
+from deltacheck.running.shard_plan import ShardPlan, plan_shard
 from deltacheck.running.shards import Shard
 
 max_timeouts_option = click.option(

@@ -1,4 +1,4 @@
-"""`score --shard I/N`: the jobs of one shard, chosen from names that are the same on every machine.
+"""What `score --shard I/N` runs: the jobs of one shard, chosen from names that are the same on every machine.
 
 A job is one adapter (its run, fuzzing and cost phase) or one bundled gateway with all its routes
 (the gateway starts once for them, and its environment is built once; a route per shard would build
@@ -13,8 +13,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import click
-
 from deltacheck.running.shards import Shard, shard_jobs
 
 # Rough seconds per job by language on a fresh CI runner, its share of the cold environment build
@@ -23,27 +21,6 @@ from deltacheck.running.shards import Shard, shard_jobs
 JOB_COST = {"in-process": 10, "python": 20, "node": 15, "go": 270, "java": 40}
 GATEWAY_START, GATEWAY_ROUTE = 20, 20
 GATEWAY_JOB_PREFIX = "gateway:"  # never in an adapter's name: registered names hold no colon
-
-
-class ShardParam(click.ParamType):
-    name = "I/N"
-
-    def convert(self, value, param, ctx) -> Shard:
-        if isinstance(value, Shard):
-            return value
-        try:
-            return Shard.parse(str(value))
-        except ValueError as exc:
-            self.fail(str(exc), param, ctx)
-
-
-shard_option = click.option(
-    "--shard",
-    type=ShardParam(),
-    default=None,
-    help="Score only shard I of N (e.g. 2/3) of the jobs, the same on every machine, into --results-dir; "
-    "no REPORT.md: merge the shards with `deltacheck report --results DIR --results DIR ...`.",
-)
 
 
 @dataclass(frozen=True)
