@@ -341,6 +341,25 @@ def test_the_report_and_the_site_show_the_trend_and_each_finding_since_and_fixed
     assert "Release history" not in other
 
 
+def test_score_writes_the_release_history_as_report_does(tmp_path):
+    """`make report` is `deltacheck score`: its REPORT.md must hold the history `report` shows."""
+    corpus, results = scored(tmp_path)
+    _release(results / "history", "miniature-raises", "1.0.0", SCORED, True)
+    again = ["score", "--corpus", str(corpus), "--results-dir", str(results), "--output", str(tmp_path / "S.md")]
+    for name in ("reference", "miniature-raises"):
+        again += ["--adapter", name]
+    outcome = CliRunner().invoke(main, again)  # again, now with the history beside the results
+    assert outcome.exit_code == 0, outcome.output
+    by_score = (tmp_path / "S.md").read_text()
+    assert "## Release history" in by_score and "[miniature-raises]" in by_score[by_score.index("## Release history") :]
+    files = sorted(str(p) for p in results.glob("*.jsonl") if not p.name.startswith(("fuzz-", "cost-", "mutants")))
+    report = tmp_path / "R.md"
+    outcome = CliRunner().invoke(main, ["report", *files, "--corpus", str(corpus), "--output", str(report)])
+    assert outcome.exit_code == 0, outcome.output
+    section = by_score[by_score.index("## Release history") :]
+    assert section == report.read_text()[report.read_text().index("## Release history") :]
+
+
 # -- a real run over two releases ----------------------------------------------------------------
 
 

@@ -41,6 +41,7 @@ from deltacheck.reports.inputs import (
     DuplicateResults,
     InputFiles,
     files_beside,
+    history_roots,
     merged_files,
     read_inputs,
     results_files,
@@ -339,6 +340,7 @@ def score(
             results_dir / "mutants.jsonl",
             fuzz_files,
             cost_files,
+            history_roots(results_dir),  # as `report` reads them: the same results give the same REPORT.md
         ),
         corpus,
         output,
