@@ -31,7 +31,7 @@ from deltacheck.errors import AssemblyError
 from deltacheck.judge.verdict import Crashed, Outcome, Returned, TimedOut, Verdict, judge
 from deltacheck.model import Fixture
 from deltacheck.reference import assemble
-from deltacheck.running.runner import call_adapter, transport_of
+from deltacheck.running.runner import TIMEOUT_CONFIRM_FACTOR, call_adapter, transport_of
 
 CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
@@ -90,10 +90,6 @@ def _reproducible() -> Iterator[None]:
     finally:
         providers._get_local_constants = local_constants
         providers.CONSTANTS_CACHE.cache.clear()
-
-
-# A variant that times out is run once more with this many times the limit before the timeout counts.
-TIMEOUT_CONFIRM_FACTOR = 3
 
 
 def _runner(adapter) -> Callable:
