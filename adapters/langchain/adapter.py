@@ -78,7 +78,7 @@ from langchain_core.messages import AIMessageChunk, HumanMessage
 from deltacheck.adapter import Adapter
 from deltacheck.model import AssemblyRequest
 
-from .merging import merge_stream
+from .merging import call_part, merge_stream
 
 _FAKE_KEY = "sk-deltacheck-dummy"
 _MESSAGES = [HumanMessage(content="deltacheck")]
@@ -127,16 +127,7 @@ def _tool_calls_from_chunks(merged: AIMessageChunk) -> list[dict[str, Any]]:
     """
     parts = []
     for tcc in merged.tool_call_chunks:
-        derived_msg = AIMessageChunk(content="", tool_call_chunks=[tcc])
-        derived = (derived_msg.tool_calls or derived_msg.invalid_tool_calls)[0]
-        args = derived.get("args")
-        if not isinstance(args, str):
-            args = json.dumps(args, ensure_ascii=False)  # a parsed tool_calls entry holds a dict
-        part = {"type": "tool_call", "kind": "function", "id": derived.get("id"), "item_id": None,
-                "name": derived.get("name"), "arguments": args}
-        if not derived_msg.tool_calls:
-            part["flagged"] = True  # LangChain's own mark: an invalid_tool_calls entry is not executable
-        parts.append(part)
+        parts.append(call_part(tcc))
     return parts
 
 

@@ -42,7 +42,6 @@ completion events).
 from __future__ import annotations
 
 import base64
-import json
 from importlib.metadata import version as _dist_version
 from typing import Any
 
@@ -52,26 +51,13 @@ from deltacheck.adapter import Adapter
 from deltacheck.model import AssemblyRequest
 
 from ..loopback import AWS_ACCESS_KEY_ID, AWS_REGION, AWS_SECRET_ACCESS_KEY, LoopbackReplay, botocore_stream_error
-from .merging import merge_stream
+from .merging import call_part, merge_stream
 
 MODEL_ID = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
 MESSAGES = [HumanMessage(content="deltacheck replay")]
 
 
 
-
-def _call(chunk: Any) -> dict[str, Any]:
-    """One `tool_call_chunks` entry as a LangChain user reads it: its `tool_calls` or `invalid_tool_calls` entry."""
-    derived_message = AIMessageChunk(content="", tool_call_chunks=[chunk])
-    derived = (derived_message.tool_calls or derived_message.invalid_tool_calls)[0]
-    args = derived.get("args")
-    if not isinstance(args, str):
-        args = json.dumps(args, ensure_ascii=False)  # a parsed tool_calls entry holds a dict
-    part: dict[str, Any] = {"type": "tool_call", "kind": "function", "id": derived.get("id"), "item_id": None,
-                            "name": derived.get("name"), "arguments": args}
-    if not derived_message.tool_calls:
-        part["flagged"] = True  # LangChain's own mark: an invalid_tool_calls entry is not executable
-    return part
 
 
 def _block_part(block: Any) -> dict[str, Any] | None:
@@ -111,9 +97,9 @@ def _parts(merged: AIMessageChunk) -> list[dict[str, Any]]:
             parts.append(part)
         index = block.get("index") if isinstance(block, dict) else None
         at_block = [chunk for chunk in calls if index is not None and chunk.get("index") == index]
-        parts.extend(_call(chunk) for chunk in at_block)
+        parts.extend(call_part(chunk) for chunk in at_block)
         calls = [chunk for chunk in calls if chunk not in at_block]
-    parts.extend(_call(chunk) for chunk in calls)
+    parts.extend(call_part(chunk) for chunk in calls)
     return parts
 
 

@@ -47,7 +47,6 @@ message chunks, no tool-call completion events).
 
 from __future__ import annotations
 
-import json
 from importlib.metadata import version as _dist_version
 from typing import Any
 
@@ -58,7 +57,7 @@ from deltacheck.adapter import Adapter
 from deltacheck.model import AssemblyRequest
 
 from ..replay import API_KEY, Replay
-from .merging import merge_stream
+from .merging import call_part, merge_stream
 
 BASE_URL = "http://deltacheck.invalid"  # never resolved: the mock transport answers every request
 MESSAGES = [HumanMessage(content="deltacheck replay")]
@@ -108,16 +107,8 @@ def _call_parts(merged: AIMessageChunk) -> list[tuple[int, dict[str, Any]]]:
     signatures = merged.additional_kwargs.get(CALL_SIGNATURES_KEY) or {}
     parts = []
     for chunk in merged.tool_call_chunks:
-        derived_message = AIMessageChunk(content="", tool_call_chunks=[chunk])
-        derived = (derived_message.tool_calls or derived_message.invalid_tool_calls)[0]
-        args = derived.get("args")
-        if not isinstance(args, str):
-            args = json.dumps(args, ensure_ascii=False)  # a parsed tool_calls entry holds a dict
-        part: dict[str, Any] = {"type": "tool_call", "kind": "function", "id": derived.get("id"), "item_id": None,
-                                "name": derived.get("name"), "arguments": args,
-                                "signature": signatures.get(derived.get("id"))}
-        if not derived_message.tool_calls:
-            part["flagged"] = True  # LangChain's own mark: an invalid_tool_calls entry is not executable
+        part = call_part(chunk)
+        part["signature"] = signatures.get(part["id"])
         index = chunk.get("index")
         parts.append((index if isinstance(index, int) else -1, part))
     return parts
