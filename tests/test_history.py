@@ -33,7 +33,7 @@ from deltacheck.history.store import (
     release_path,
 )
 from deltacheck.history.sweep import History, bisect_document
-from deltacheck.history.target import NoHistory, find_target
+from deltacheck.history.target import Driving, NoHistory, Target, find_target
 from deltacheck.running.results import ResultsWriter
 from tests.corpus_builder import TEXT_FIXTURE, TOOL_FIXTURE, make_corpus
 from tests.site_results import build, scored
@@ -282,7 +282,7 @@ def test_a_release_on_which_every_fixture_raises_the_same_is_not_drivable_and_on
 
 
 def test_each_release_pins_the_library_at_that_version_and_keeps_the_rest_as_constraints():
-    requirements, constraints = release_requirements(find_target("pydantic-ai-openai-chat"), "1.0.0")
+    requirements, constraints = release_requirements(find_target("pydantic-ai-openai-chat").driving("1.0.0"), "1.0.0")
     assert "pydantic-ai-slim[openai,anthropic]==1.0.0" in requirements.splitlines()
     assert "openai==" in requirements and "pydantic-ai-slim" not in constraints
     assert find_target("langchain-openai-chat").package == "langchain-openai"
@@ -409,3 +409,110 @@ def test_a_node_release_is_a_copy_of_the_driver_folder_with_the_version_written_
     with pytest.raises(NotInstallable, match=r"^npm install failed: npm error notarget No matching version found"):
         ensure_release(target, "0.0.1", envs_dir=tmp_path, log=lambda _: None, run=refused)
     assert not (tmp_path / "history" / "openai-node-chat" / "0.0.1").exists()
+
+
+# -- JVM and Go releases, and a library's API boundaries -----------------------------------------
+
+
+def _recording(calls, status=0, output=""):
+    def run(command, cwd):
+        calls.append((list(command), Path(cwd)))
+        return status, output
+
+    return run
+
+
+def test_a_jvm_release_is_the_driver_built_from_a_copy_of_its_pom_with_the_librarys_group_at_that_release(tmp_path):
+    target = find_target("koog-openai-chat")
+    assert target.package == "ai.koog:prompt-executor-openai-client-jvm"  # the manifest's history.package
+    calls = []
+    built = ensure_release(target, "1.0.0", envs_dir=tmp_path, log=lambda _: None, run=_recording(calls))
+    (command, cwd), = calls
+    assert command[0] == "mvn" and command[-3:] == ["-f", "pom.xml", "package"]
+    assert f"-Dmaven.repo.local={tmp_path / 'maven-repository'}" in command
+    pom = (cwd / "pom.xml").read_text()
+    # Koog's client and its Ktor HTTP client are one release: both move; Ktor's own pin stays.
+    assert pom.count("<version>1.0.0</version>") == 2 and "<version>1.1.1</version>" not in pom
+    assert "<ktor.version>3.3.3</ktor.version>" in pom
+    assert (cwd.parent / "common").is_dir() and (cwd.parent / "pom.xml").is_file()
+    assert built.launch.command[-2:] == (str(cwd / "target" / "driver.jar"), "chat")
+    assert built.launch.env["DELTACHECK_ADAPTER_NAME"] == "koog-openai-chat" and built.constrained
+    (cwd / "target").mkdir()
+    (cwd / "target" / "driver.jar").write_bytes(b"jar")
+    assert ensure_release(target, "1.0.0", envs_dir=tmp_path, log=lambda _: None, run=_recording(calls)).built is False
+    assert len(calls) == 1
+
+
+def test_a_jvm_release_the_driver_does_not_compile_against_is_not_installable_with_the_compilers_line(tmp_path):
+    target = find_target("spring-ai-openai-chat")
+    where = tmp_path / "history" / "spring-ai-openai-chat" / "1.1.8" / "src"
+    output = (
+        "\x1b[0m\x1b[0m[ERROR] COMPILATION ERROR : \n"
+        f"[ERROR] {where}/spring-ai/src/main/java/dev/deltacheck/springai/SpringAiDriver.java:[3,23] "
+        "package com.openai.core does not exist\n[ERROR] Failed to execute goal x\n[ERROR] -> [Help 1]\n"
+    )
+    with pytest.raises(NotInstallable) as raised:
+        ensure_release(target, "1.1.8", envs_dir=tmp_path, log=lambda _: None, run=_recording([], 1, output))
+    assert str(raised.value) == (
+        "mvn package failed: spring-ai/src/main/java/dev/deltacheck/springai/SpringAiDriver.java:[3,23] "
+        "package com.openai.core does not exist"
+    )
+    assert not where.parent.exists()
+    unresolved = "\x1b[0m[ERROR] Failed to execute goal on project d: Could not find artifact a:b:jar:0.5.0 -> [Help 1]\n"
+    with pytest.raises(NotInstallable, match=r"^mvn package failed: Failed to execute goal on project d: Could not find artifact a:b:jar:0.5.0$"):
+        ensure_release(target, "0.5.0", envs_dir=tmp_path, log=lambda _: None, run=_recording([], 1, unresolved))
+
+
+def test_a_go_release_is_go_get_of_the_module_at_that_release_then_go_build_in_a_copy(tmp_path):
+    target = find_target("openai-go-chat")
+    assert target.package == "github.com/openai/openai-go/v3"
+    calls = []
+    built = ensure_release(target, "v3.1.0", envs_dir=tmp_path, log=lambda _: None, run=_recording(calls))
+    source = tmp_path / "history" / "openai-go-chat" / "v3.1.0" / "src"
+    assert calls == [
+        (["go", "get", "github.com/openai/openai-go/v3@v3.1.0"], source),
+        (["go", "build", "-trimpath", "-o", str(source.parent / "driver"), "./openai-go"], source),
+    ]
+    assert (source / "go.mod").is_file() and (source / "common").is_dir()
+    assert built.launch.command == (str(source.parent / "driver"), "chat")
+    failed = "# x\nopenai-go/main.go:100:31: accumulator.JustFinishedToolCallForChoice undefined\n"
+    with pytest.raises(NotInstallable, match=r"^go build failed: openai-go/main.go:100:31: accumulator"):
+        ensure_release(target, "v3.2.0", envs_dir=tmp_path, log=lambda _: None, run=_build_fails(failed))
+
+
+def _build_fails(output):
+    def run(command, cwd):
+        return (1, output.replace("openai-go/main.go", f"{cwd}/openai-go/main.go")) if "build" in command else (0, "")
+
+    return run
+
+
+def test_releases_below_an_api_boundary_are_built_from_the_older_driver_and_answer_to_the_historys_name(tmp_path):
+    newer = find_target("spring-ai-openai-chat")
+    older = find_target("spring-ai-openai-chat@2.0.0")
+    target = Target(newer.manifest, newer.pin, (("2.0.1", Driving(older.manifest, older.pin)),))
+    assert target.driving("2.0.1").manifest.name == "spring-ai-openai-chat"
+    assert target.driving("2.0.0-RC1").manifest.name == "spring-ai-openai-chat@2.0.0"
+    calls = []
+    built = ensure_release(target, "2.0.0-RC1", envs_dir=tmp_path, log=lambda _: None, run=_recording(calls))
+    (command, cwd), = calls
+    assert command[-3:] == ["-f", "pom-2.0.0.xml", "package"]
+    assert "<version>2.0.0-RC1</version>" in (cwd / "pom-2.0.0.xml").read_text()
+    assert built.driven_by == "spring-ai-openai-chat@2.0.0"
+    assert built.launch.env["DELTACHECK_ADAPTER_NAME"] == "spring-ai-openai-chat"
+
+
+def test_a_manifests_history_hints_are_read_and_a_boundary_naming_no_adapter_is_one_line(tmp_path):
+    folder = tmp_path / "adapters" / "demo"
+    folder.mkdir(parents=True)
+    (folder / "requirements.txt").write_text("demo-lib==2.0.0\nother==1.0.0\n")
+    entry = {"name": "demo-chat", "language": "python", "entry": "adapters.demo.adapter:Demo", "requirements": "requirements.txt"}
+    old = {**entry, "name": "demo-chat@1"}
+    hints = {"package": "other", "older_releases": [{"below": "1.0.0", "adapter": "demo-chat@1"}]}
+    (folder / "manifest.json").write_text(json.dumps([{**entry, "history": hints}, old]))
+    target = find_target("demo-chat", adapters_dir=tmp_path / "adapters")
+    assert target.package == "other" and target.driving("0.9").manifest.name == "demo-chat@1"
+    hints["older_releases"][0]["adapter"] = "nope"
+    (folder / "manifest.json").write_text(json.dumps([{**entry, "history": hints}, old]))
+    with pytest.raises(NoHistory, match=r"history.older_releases of 'demo-chat': 'nope' is not a python adapter"):
+        find_target("demo-chat", adapters_dir=tmp_path / "adapters")

@@ -191,7 +191,7 @@ def ensure_env(
             cwd = node_folder(manifest, envs_dir)
         for command in steps:
             log(f"{manifest.env_name}: {' '.join(command)}")
-            with _maven_lock(envs_dir) if command[0] == "mvn" else _no_lock():
+            with maven_lock(envs_dir) if command[0] == "mvn" else _no_lock():
                 status, output = run(command, cwd)
             if status != 0:
                 raise EnvironmentFailed(manifest.env_name, command, output[-OUTPUT_TAIL:].rstrip())
@@ -238,7 +238,7 @@ def jvm_jar(manifest: Manifest, envs_dir: Path = ENVS_DIR) -> Path:
 
 
 @contextmanager
-def _maven_lock(envs_dir: Path) -> Iterator[None]:
+def maven_lock(envs_dir: Path) -> Iterator[None]:
     """One Maven build at a time writes to the shared local repository."""
     with (envs_dir / f"{MAVEN_REPOSITORY}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)

@@ -44,6 +44,9 @@ class Manifest:
     scope: str | None = None  # what the implementation promises to read (CONTRACT.md 4.4); None: not declared
     scope_note: str = ""  # why, in one sentence
     transport: str | None = None  # another wire the adapter reads its protocol on ("bedrock-invoke"); None: its own
+    history_package: str | None = None  # `deltacheck history`: the pin each release replaces; None: found by name
+    # `deltacheck history`: (version, adapter) — releases older than the version are driven by that adapter's driver
+    older_releases: tuple[tuple[str, str], ...] = ()
 
     @property
     def folder(self) -> Path:
@@ -129,6 +132,10 @@ def _read(path: Path, label: str, problems: list[ManifestProblem]) -> list[Manif
             scope=entry.get("scope"),
             scope_note=entry.get("scope_note", ""),
             transport=entry.get("transport"),
+            history_package=entry.get("history", {}).get("package"),
+            older_releases=tuple(
+                (older["below"], older["adapter"]) for older in entry.get("history", {}).get("older_releases", ())
+            ),
         )
         if item.requirements and not (item.folder / item.requirements).is_file():
             problems.append(

@@ -1,44 +1,27 @@
 """One environment per (adapter, release): the adapter's own pins with its library's pin replaced.
 
-Python: a virtualenv in `.venvs/history/<adapter>/<version>/` with the requirements file's direct pins
-(the library's at the release) installed, the rest of the file (its frozen section) given to pip as
-constraints so that the environment is as close to the bundled one as the release allows. A release
-whose own requirements contradict those constraints is installed again without them (the results
-header says so). Node: the language's driver folder copied to `.../<version>/node/` without its
-installed packages, the library's version written into the driver's package.json, `npm install`.
-Each is reused while its stamp (a hash of what it was built from) matches. A release that cannot be
-installed is a NotInstallable with pip's or npm's own last error line.
+Each language builds it its own way (python_release, node_release, built_release for JVM and Go), in
+`.venvs/history/<adapter>/<version>/`, reused while its stamp (a hash of what it was built from)
+matches. A release below one of the adapter's API boundaries is built from the older driver the
+manifest names. A release that cannot be installed is a NotInstallable with the tool's own reason.
 """
 
 from __future__ import annotations
 
 import fcntl
-import hashlib
-import json
-import os
-import shutil
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
 
-from deltacheck.driver.envs import ENVS_DIR, Launch, Runner, direct_requirements, launch, run_command
-from deltacheck.history.target import Target, normal_name
-from deltacheck.locations import ADAPTERS_DIR, file_stem
-from deltacheck.pins.read import REQUIREMENT
+from deltacheck.driver.envs import ENVS_DIR, Runner, run_command
+from deltacheck.history.building import Built, Log, NotInstallable
+from deltacheck.history.built_release import build_go, build_jvm
+from deltacheck.history.node_release import build_node
+from deltacheck.history.python_release import build_python, release_requirements
+from deltacheck.history.target import Target
+from deltacheck.locations import file_stem
 
-STAMP = "deltacheck-history.stamp"
-
-
-class NotInstallable(Exception):
-    """The release could not be installed; the message is one line naming why."""
-
-
-@dataclass(frozen=True)
-class Built:
-    launch: Launch
-    built: bool  # False: a cached environment was reused
-    constrained: bool  # python: installed under the bundled file's frozen pins
+__all__ = ["Built", "NotInstallable", "ensure_release", "history_env", "release_requirements"]
 
 
 def history_env(target: Target, version: str, envs_dir: Path = ENVS_DIR) -> Path:
@@ -50,142 +33,26 @@ def ensure_release(
     version: str,
     *,
     envs_dir: Path = ENVS_DIR,
-    log: Callable[[str], None] = lambda line: print(line, file=sys.stderr),
+    log: Log = lambda line: print(line, file=sys.stderr),
     run: Runner = run_command,
 ) -> Built:
     """The environment of one release, built unless its stamp matches; NotInstallable says why not."""
     where = history_env(target, version, envs_dir)
     where.parent.mkdir(parents=True, exist_ok=True)
+    driving = target.driving(version)
+    label = f"{target.adapter} {version}"
     with (where.parent / f"{where.name}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # two runs building one release at once would corrupt it
-        if target.manifest.language == "python":
-            return _python(target, version, where, log, run)
-        return _node(target, version, where, log, run)
-
-
-# -- python ---------------------------------------------------------------------------------------
-
-
-def release_requirements(target: Target, version: str) -> tuple[str, str]:
-    """(requirements, constraints): the direct pins with the library's at `version`, and the frozen pins."""
-    text = target.pin.file.read_text(encoding="utf-8")
-    direct = direct_requirements(text)
-    lines = []
-    for line in direct:
-        match = REQUIREMENT.match(line)
-        if match and normal_name(match.group(1)) == normal_name(target.package):
-            line = f"{match.group(1)}{match.group(2) or ''}=={version}"
-        lines.append(line)
-    names = {normal_name(m.group(1)) for line in direct if (m := REQUIREMENT.match(line))}
-    frozen = [
-        line.strip()
-        for line in text.splitlines()
-        if (m := REQUIREMENT.match(line.strip())) and normal_name(m.group(1)) not in names
-    ]
-    return "\n".join(lines) + "\n", "\n".join(frozen) + ("\n" if frozen else "")
-
-
-def _python(target: Target, version: str, where: Path, log: Callable[[str], None], run: Runner) -> Built:
-    requirements, constraints = release_requirements(target, version)
-    stamp = _digest(f"python {sys.version_info.major}.{sys.version_info.minor}", requirements, constraints)
-    python = where / "bin" / "python"
-    spec = launch(target.manifest, adapters_dir=ADAPTERS_DIR)  # the bundled environment's command, another python
-    made = Launch((str(python), *spec.command[1:]), spec.cwd, spec.env)
-    kept = _stamp(where)
-    if kept and kept[0] == stamp:
-        return Built(made, False, kept[1] == "constrained")
-    shutil.rmtree(where, ignore_errors=True)
-    where.mkdir(parents=True)
-    (where / "history-requirements.txt").write_text(requirements, encoding="utf-8")
-    (where / "history-constraints.txt").write_text(constraints, encoding="utf-8")
-    _step(target, version, [sys.executable, "-m", "venv", str(where)], where, log, run)
-    pip = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "--no-input", "-r"]
-    pip.append(str(where / "history-requirements.txt"))
-    constrained = True
-    try:
-        _step(target, version, [*pip, "-c", str(where / "history-constraints.txt")], where, log, run)
-    except NotInstallable:
-        constrained = False  # the release needs other versions than the bundled file froze: let pip choose
-        log(f"{target.adapter} {version}: installing again without the bundled file's frozen pins")
-        try:
-            _step(target, version, pip, where, log, run)
-        except NotInstallable:
-            shutil.rmtree(where, ignore_errors=True)
-            raise
-    (where / STAMP).write_text(f"{stamp}\n{'constrained' if constrained else 'unconstrained'}\n", encoding="utf-8")
-    return Built(made, True, constrained)
-
-
-# -- node -----------------------------------------------------------------------------------------
-
-
-def _node(target: Target, version: str, where: Path, log: Callable[[str], None], run: Runner) -> Built:
-    manifest = target.manifest
-    root = manifest.folder.parent  # adapters/node: drivers import their siblings in node/common
-    copy = where / "node"
-    folder = copy / manifest.folder.name
-    package = json.loads((manifest.folder / "package.json").read_text(encoding="utf-8"))
-    for section in ("dependencies", "devDependencies", "optionalDependencies"):
-        deps = package.get(section) or {}
-        for name, value in list(deps.items()):
-            if name == target.package:
-                deps[name] = version
-            elif isinstance(value, str) and value.startswith(f"npm:{target.package}@"):
-                deps[name] = f"npm:{target.package}@{version}"
-    written = json.dumps(package, indent=2) + "\n"
-    sources = sorted(p for p in root.rglob("*") if p.is_file() and "node_modules" not in p.relative_to(root).parts)
-    stamp = _digest("node", written, *(f"{p.relative_to(root)}:{_file_hash(p)}" for p in sources))
-    env = {**os.environ, "DELTACHECK_ADAPTER_NAME": manifest.name}
-    made = Launch(manifest.command, str(folder), env)
-    kept = _stamp(where)
-    if kept and kept[0] == stamp:
-        return Built(made, False, False)
-    shutil.rmtree(where, ignore_errors=True)
-    shutil.copytree(root, copy, ignore=shutil.ignore_patterns("node_modules"))
-    (folder / "package.json").write_text(written, encoding="utf-8")
-    (folder / "package-lock.json").unlink(missing_ok=True)  # the lock pins the bundled version
-    try:
-        _step(target, version, ["npm", "install", "--no-audit", "--no-fund", "--loglevel=error"], folder, log, run)
-    except NotInstallable:
-        shutil.rmtree(where, ignore_errors=True)
-        raise
-    (where / STAMP).write_text(f"{stamp}\nunconstrained\n", encoding="utf-8")
-    return Built(made, True, False)
-
-
-# -- helpers --------------------------------------------------------------------------------------
-
-
-def _step(target: Target, version: str, command: list[str], cwd: Path, log: Callable[[str], None], run: Runner) -> None:
-    log(f"{target.adapter} {version}: {' '.join(command)}")
-    status, output = run(command, cwd)
-    if status != 0:
-        tool = "pip install" if "pip" in command else " ".join(command[:2])
-        raise NotInstallable(f"{tool} failed: {last_error(output)}")
-
-
-def last_error(output: str) -> str:
-    """The line of a tool's output that says why it failed: its last `ERROR:` / `npm error` line, else its last line."""
-    lines = [line.strip() for line in output.splitlines() if line.strip()]
-    errors = [line for line in lines if line.startswith(("ERROR:", "error:", "npm error", "npm ERR!"))]
-    reason = (errors or lines or ["no output"])[-1]
-    return reason if len(reason) <= 300 else reason[:297] + "…"
-
-
-def _stamp(where: Path) -> tuple[str, str] | None:
-    try:
-        lines = (where / STAMP).read_text(encoding="utf-8").split()
-    except OSError:
-        return None
-    return (lines[0], lines[1]) if len(lines) == 2 else None
-
-
-def _digest(*parts: str) -> str:
-    digest = hashlib.sha256()
-    for part in parts:
-        digest.update(part.encode() + b"\0")
-    return digest.hexdigest()
-
-
-def _file_hash(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+        language = driving.manifest.language
+        if language == "python":
+            built = build_python(driving, version, where, label, log, run)
+        elif language == "node":
+            built = build_node(driving, version, where, label, log, run)
+        elif language == "java":
+            built = build_jvm(driving, version, where, label, log, run, envs_dir)
+        else:
+            built = build_go(driving, version, where, label, log, run)
+    # The driver answers to the history's adapter name, whichever driver was built.
+    launch = replace(built.launch, env={**built.launch.env, "DELTACHECK_ADAPTER_NAME": target.adapter})
+    other = driving.manifest.name if driving.manifest.name != target.adapter else ""
+    return replace(built, launch=launch, driven_by=other)
