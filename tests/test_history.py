@@ -458,9 +458,15 @@ def test_a_jvm_release_the_driver_does_not_compile_against_is_not_installable_wi
         "package com.openai.core does not exist"
     )
     assert not where.parent.exists()
-    unresolved = "\x1b[0m[ERROR] Failed to execute goal on project d: Could not find artifact a:b:jar:0.5.0 -> [Help 1]\n"
-    with pytest.raises(NotInstallable, match=r"^mvn package failed: Failed to execute goal on project d: Could not find artifact a:b:jar:0.5.0$"):
-        ensure_release(target, "0.5.0", envs_dir=tmp_path, log=lambda _: None, run=_recording([], 1, unresolved))
+    for unresolved in (
+        "\x1b[0m[ERROR] Failed to execute goal on project d: Could not resolve dependencies for project x: "
+        "Could not find artifact a:b:jar:0.5.0 in central (https://repo.maven.apache.org/maven2) -> [Help 1]\n",
+        "[ERROR] Failed to execute goal on project d: Could not resolve dependencies for project x: a:b:jar:0.5.0 was "
+        "not found in https://repo.maven.apache.org/maven2 during a previous attempt. This failure was cached\n",
+    ):
+        with pytest.raises(NotInstallable) as raised:
+            ensure_release(target, "0.5.0", envs_dir=tmp_path, log=lambda _: None, run=_recording([], 1, unresolved))
+        assert str(raised.value) == "mvn package failed: Could not resolve dependencies: a:b:jar:0.5.0 is not served"
 
 
 def test_a_go_release_is_go_get_of_the_module_at_that_release_then_go_build_in_a_copy(tmp_path):

@@ -92,3 +92,47 @@ def test_an_adapter_that_lacks_the_capability_a_seed_bug_shows_on_says_so_with_i
     text = "\n".join(render_seeds([(description, verdicts)], MUTATION_HEADER, records))
     assert ("- `spring-ai-openai-chat` sees the bug except where it shows only on what it lacks: events "
             "(stream() emits ChatResponses, no completion events)") in text
+
+
+def _spring_release(root, version, verdicts, status="scored", reason=""):
+    """A Spring AI release recorded by `deltacheck history`: DC-W331's failure has the seed bug's divergence."""
+    from deltacheck.history.store import header_of, read_release, release_path
+    from deltacheck.running.results import ResultsWriter
+
+    path = release_path(root, "spring-ai-openai-chat", version)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as handle:
+        writer = ResultsWriter(handle)
+        writer.header(
+            corpus_version="9.9.9",
+            adapter={"name": "spring-ai-openai-chat", "library": "spring-ai-openai", "version": version},
+            **header_of("org.springframework.ai:spring-ai-openai", "maven", version, status, reason),
+        )
+        for fixture, verdict in verdicts.items():
+            record = {"kind": "result", "fixture": fixture, "adapter": "spring-ai-openai-chat", "verdict": verdict}
+            writer.record(record | ({"divergences": [ARGUMENTS]} if verdict == "fail" else {}))
+        writer.footer()
+    return read_release(path)
+
+
+def test_the_seed_bug_across_releases_says_on_how_many_fixtures_each_release_shows_it_and_when_it_came_and_went(
+    tmp_path,
+):
+    from deltacheck.history.store import read_histories
+
+    _spring_release(tmp_path, "1.1.8", {}, "not-installable", "mvn package failed: SpringAiDriver.java:[3,23] package com.openai.core does not exist")
+    _spring_release(tmp_path, "2.0.0-M2", {"DC-V4ZD": "pass", "DC-W331": "pass"})
+    _spring_release(tmp_path, "2.0.0-M3", {"DC-V4ZD": "pass", "DC-W331": "fail"})
+    _spring_release(tmp_path, "2.0.0", {"DC-V4ZD": "pass", "DC-W331": "fail"})
+    _spring_release(tmp_path, "2.0.1", {"DC-V4ZD": "pass", "DC-W331": "pass"})
+    histories = read_histories([tmp_path])
+    runs = [spring("spring-ai-openai-chat", "2.0.1", {"DC-V4ZD": "pass", "DC-W331": "pass"})]
+    text = "\n".join(render_seeds(runs, MUTATION_HEADER, MUTATION_RECORDS, histories))
+    assert (
+        "- across releases of `spring-ai-openai-chat` (`deltacheck history`): 1.1.8: not-installable (mvn package "
+        "failed: SpringAiDriver.java:[3,23] package com.openai.cor…); 2.0.0-M2: 0 of 2; "
+        "2.0.0-M3 – 2.0.0 (2): 1 of 2; 2.0.1: 0 of 2. The seed bug first shows on 1 more in 2.0.0-M3 (after "
+        "2.0.0-M2); gone in 2.0.1 (after 2.0.0)."
+    ) in text
+    weave = text[text.index("### weave-os") : text.index("### Spring AI")]
+    assert "across releases" not in weave  # another seed's system: its history is not Spring AI's

@@ -146,6 +146,11 @@ def maven_error(output: str, source: Path) -> str:
     compiled = [line for line in lines if line.startswith(("[ERROR]", "e:")) and re.search(r"\.(java|kt)[:\[]", line)]
     goals = [line for line in lines if "Failed to execute goal" in line or "Could not resolve" in line]
     chosen = (compiled or goals or [last_error(output)])[0].removeprefix("[ERROR]").removesuffix("-> [Help 1]")
+    # Maven words a missing artifact one way the first time and another once its local repository cached
+    # the miss: the reason names the artifact, the same on every run.
+    missing = re.search(r"Could not find artifact (\S+)|(\S+) was not found in ", chosen)
+    if missing and not compiled:
+        return clipped(f"Could not resolve dependencies: {missing.group(1) or missing.group(2)} is not served")
     return clipped(_relative(chosen.strip(), source))
 
 

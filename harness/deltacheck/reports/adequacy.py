@@ -6,9 +6,12 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 from deltacheck.errors import InvalidResults
+from deltacheck.history.store import AdapterHistory
+from deltacheck.reports.seed_trend import seed_trend_line
 from deltacheck.running.results import json_lines
 
 
@@ -135,9 +138,11 @@ def render_seeds(
     runs: list[tuple[dict[str, Any], list[dict[str, Any]]]],
     mutation_header: dict[str, Any],
     mutation_records: list[dict[str, Any]],
+    histories: Sequence[AdapterHistory] = (),
 ) -> list[str]:
     """Per seed report: the mutant modelled on its bug, the fixtures that catch that mutant, and the real
-    implementation's verdict on each of them (every scored version side by side).
+    implementation's verdict on each of them (every scored version side by side); with release histories,
+    on how many of them each release of the seed's system shows the bug.
 
     `runs` are (adapter description, records) per implementation.
     """
@@ -215,7 +220,29 @@ def render_seeds(
             )
             + ".\n"
         )
+        out.extend(_across_releases(seed, mutant["name"], fixtures, mutant_records, histories))
     return out
+
+
+def _across_releases(
+    seed: str,
+    mutant: str,
+    fixtures: list[str],
+    mutant_records: dict[tuple[str, str], dict[str, Any]],
+    histories: Sequence[AdapterHistory],
+) -> list[str]:
+    """The seed bug in each recorded release of the seed's system (its library's histories)."""
+
+    def shows(records: dict[str, dict[str, Any]], description: dict[str, Any]) -> int:
+        return sum(_seed_cell(records.get(f), mutant_records.get((mutant, f), {}), description)[1] for f in fixtures)
+
+    lines = [
+        line
+        for history in histories
+        if history.releases and history.releases[-1].results.adapter.get("library") in SEED_LIBRARIES.get(seed, ())
+        and (line := seed_trend_line(history, fixtures, shows)) is not None
+    ]
+    return [*lines, ""] if lines else []
 
 
 def _observability(

@@ -94,7 +94,7 @@ def render_report(
         out.extend(fuzz_summary(fuzz, links))
     if mutation:
         out.extend(mutation_summary(*mutation, links))
-        out.extend(seeds_summary([(run.adapter, run.records) for run in runs], *mutation, links))
+        out.extend(seeds_summary([(run.adapter, run.records) for run in runs], *mutation, links, history or []))
     if cost:
         out.extend(render_cost_summary(cost, links.page("cost.html")))
     names = {run.adapter.get("name") for run in runs}  # a history shows beside its implementation's results

@@ -4,8 +4,10 @@ site's page that holds the whole section (reports/adequacy.py renders it)."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
+from deltacheck.history.store import AdapterHistory
 from deltacheck.reports.adequacy import render_seeds
 from deltacheck.reports.links import SiteLinks
 
@@ -55,13 +57,14 @@ def seeds_summary(
     header: dict[str, Any],
     records: list[dict[str, Any]],
     links: SiteLinks,
+    histories: Sequence[AdapterHistory] = (),
 ) -> list[str]:
-    """Per seed report: the mutant, the fixtures that catch it, the real implementation, and on how many of
-    them the seed bug shows: the section's own lines, without its tables."""
-    section = render_seeds(runs, header, records)
+    """Per seed report: the mutant, the fixtures that catch it, the real implementation, on how many of
+    them the seed bug shows, and across releases: the section's own lines, without its tables."""
+    section = render_seeds(runs, header, records, histories)
     if not section:
         return []
-    kept = ("### ", "- mutant:", "- fixtures that catch it:", "- real implementation:", "The seed bug shows on")
+    kept = ("### ", "- mutant:", "- fixtures that catch it:", "- real implementation:", "The seed bug shows on", "- across releases")
     out = [
         "## Seed reports and the real code\n",
         "Each seed bug report, the mutant modelled on it and what the real code does on the fixtures that catch "

@@ -16,7 +16,7 @@ def section_pages(facts: SiteFacts) -> dict[str, tuple[str, str]]:
     inputs = facts.inputs
     runs = inputs.runs
     mutation = inputs.mutation
-    seeds = render_seeds([(run.adapter, run.records) for run in runs], *mutation) if mutation else []
+    seeds = render_seeds([(run.adapter, run.records) for run in runs], *mutation, inputs.history) if mutation else []
     gateways: list[str] = []
     gateways_section(gateways, runs, SiteLinks(""))  # each route's name links its page
     pages = {
