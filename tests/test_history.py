@@ -331,7 +331,8 @@ def test_the_report_and_the_site_show_the_trend_and_each_finding_since_and_fixed
     assert "| 1.2.0 | – | – | – | not-installable: pip install failed: ERROR: No matching distribution |" in section
     assert "| 1.3.0 – 1.4.0 (2) | 2 | 0 | 0 |  |" in section  # consecutive releases that scored the same
     assert "since 1.1.0, fixed in 1.3.0 (unscorable in between: 1.2.0)" in section
-    assert "- 1 other finding(s) in every release scored" in section and "always" not in section
+    assert "- 1 other finding(s) in every release scored: at or before 1.0.0, still present in 1.4.0" in section
+    assert "always" not in section
     assert "not-in-these-results" not in text and "1.5.0" not in text
     page = (build(corpus, results, tmp_path / "site") / "implementations" / "miniature-raises.html").read_text()
     assert '<svg class="trend"' in page and "<title>1.1.0: 1 failed</title>" in page

@@ -91,7 +91,12 @@ def history_summary(histories: list[AdapterHistory], links: SiteLinks) -> list[s
             out.append(f"- {who or '–'} {axis}: {escape_markdown(what)}: {escape_markdown(since_text(entry))}")
         if findings:
             steady = len(findings) - len(moved)
-            if steady:
-                out.append(f"- {steady} other finding(s) in every release scored")
+            if steady:  # each: first shown at or before the oldest release scored, and not fixed
+                oldest = next((str(e.get("since")) for e in findings if not changed(e)), "")
+                newest = (history.bisect or {}).get("newest_scored") or history.releases[-1].version
+                out.append(
+                    f"- {steady} other finding(s) in every release scored: at or before {oldest}, "
+                    f"still present in {newest}"
+                )
             out.append("")
     return out
