@@ -199,7 +199,9 @@ def test_sixteen_releases_take_at_most_eight_scorings_and_recorded_ones_are_reus
 # -- recording what cannot be scored -------------------------------------------------------------
 
 
-def _release(root: Path, adapter: str, version: str, status: str, fail: bool, reason: str = "") -> ReleaseResults:
+def _release(
+    root: Path, adapter: str, version: str, status: str, fail: bool, reason: str = "", **more: object
+) -> ReleaseResults:
     """A synthetic release's results file: DC-T3ST passes, DC-T00K passes or fails."""
     path = release_path(root, adapter, version)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -208,7 +210,7 @@ def _release(root: Path, adapter: str, version: str, status: str, fail: bool, re
         writer.header(
             corpus_version="9.9.9",
             adapter={"name": adapter, "library": "openai", "version": version},
-            **header_of("openai", "pypi", version, status, reason),
+            **header_of("openai", "pypi", version, status, reason, **more),
         )
         if status == SCORED:
             writer.record({"kind": "result", "fixture": "DC-T3ST", "adapter": adapter, "verdict": "pass"})
@@ -523,3 +525,13 @@ def test_a_manifests_history_hints_are_read_and_a_boundary_naming_no_adapter_is_
     (folder / "manifest.json").write_text(json.dumps([{**entry, "history": hints}, old]))
     with pytest.raises(NoHistory, match=r"history.older_releases of 'demo-chat': 'nope' is not a python adapter"):
         find_target("demo-chat", adapters_dir=tmp_path / "adapters")
+
+
+def test_a_release_scored_by_an_older_driver_says_so_in_the_trend(tmp_path):
+    from deltacheck.history.store import read_histories
+    from deltacheck.reports.history import trend_rows
+
+    _release(tmp_path, "miniature-raises", "1.0.0", SCORED, False, driver="miniature-raises@1")
+    _release(tmp_path, "miniature-raises", "2.0.0", SCORED, False)
+    (history,) = read_histories([tmp_path])
+    assert [row[4] for row in trend_rows(history)] == ["scored by the miniature-raises@1 driver", ""]

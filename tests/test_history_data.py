@@ -1,9 +1,10 @@
 """The release history committed in history/: well-formed, made by the command its COMMAND file holds, and
 reproduced: a small sample of (adapter, release) pairs is scored again and every verdict must match.
 
-The sample is two releases of openai-python-chat (one scored, one recorded as not drivable): each
-environment is built from PyPI once (cached in .venvs/history/) and scored in seconds. Without PyPI and
-without those environments the re-scoring is skipped with one line."""
+The sample is two releases of openai-python-chat (one scored, one recorded as not drivable) and Spring AI
+1.1.8 (a JVM release below an API boundary, built from the older driver): each environment is built from
+its registry once (cached in .venvs/history/) and scored in seconds. Without the registry (or, for the JVM
+release, without java and mvn) and without those environments the re-scoring is skipped with one line."""
 
 from __future__ import annotations
 
@@ -18,10 +19,13 @@ from deltacheck.corpus.loader import load_corpus
 from deltacheck.history.environments import history_env
 from deltacheck.history.scoring import score_release
 from deltacheck.history.store import BISECT_FILE, COMMITTED, read_history, read_release, release_path
-from deltacheck.history.target import find_target
+from deltacheck.history.building import STAMP
+from deltacheck.history.target import NoHistory, find_target
 
 SCHEMA = Path(__file__).parent.parent / "harness" / "deltacheck" / "history" / "schemas" / "bisect.schema.json"
-SAMPLE = [("openai-python-chat", "3.57.0"), ("openai-python-chat", "1.41.0")]
+SAMPLE = [("openai-python-chat", "3.57.0"), ("openai-python-chat", "1.41.0"), ("spring-ai-openai-chat", "1.1.8")]
+# Where each kind of release is installed from: reachable, or its environment already built, or skipped.
+REGISTRY = {"python": "https://pypi.org/simple/openai/", "java": "https://repo.maven.apache.org/maven2/"}
 
 assert COMMITTED is not None  # the tests run from the checkout
 FOLDERS = sorted(p for p in COMMITTED.iterdir() if p.is_dir()) if COMMITTED.is_dir() else []
@@ -46,20 +50,26 @@ def test_each_committed_history_names_its_command_and_reads_back(folder):
         assert set(document["probed"]) <= {r.version for r in releases}
 
 
-def _can_build(adapter: str, version: str) -> bool:
-    if (history_env(find_target(adapter), version) / "bin" / "python").exists():
-        return True
+def _cannot_build(adapter: str, version: str) -> str | None:
+    """Why the release cannot be scored here, or None."""
     try:
-        urllib.request.urlopen("https://pypi.org/simple/openai/", timeout=5).close()
+        target = find_target(adapter)
+    except NoHistory as exc:  # a JVM adapter without java or mvn
+        return str(exc)
+    if (history_env(target, version) / STAMP).exists():
+        return None
+    registry = REGISTRY[target.manifest.language]
+    try:
+        urllib.request.urlopen(registry, timeout=5).close()
     except OSError:
-        return False
-    return True
+        return f"{registry} is not reachable and {adapter} {version} has no environment"
+    return None
 
 
 @pytest.mark.parametrize(("adapter", "version"), SAMPLE)
 def test_a_committed_release_is_reproduced_verdict_for_verdict(adapter, version, tmp_path):
-    if not _can_build(adapter, version):
-        pytest.skip(f"PyPI is not reachable and {adapter} {version} has no environment: not re-scored")
+    if (why := _cannot_build(adapter, version)) is not None:
+        pytest.skip(f"{why}: not re-scored")
     committed = read_release(release_path(COMMITTED, adapter, version))
     corpus = load_corpus()
     assert committed.results.header["corpus_version"] == corpus.version, (
@@ -71,3 +81,4 @@ def test_a_committed_release_is_reproduced_verdict_for_verdict(adapter, version,
     verdicts = {r["fixture"]: r["verdict"] for r in again.results.records}
     assert verdicts == {r["fixture"]: r["verdict"] for r in committed.results.records}
     assert again.findings() == committed.findings()
+    assert again.results.header["history"].get("driver") == committed.results.header["history"].get("driver")

@@ -20,10 +20,14 @@ def trend_rows(history: AdapterHistory) -> list[tuple[str, str, str, str, str]]:
     for release in history.releases:
         if release.scored:
             tally = release.tally()
-            note = ""
+            notes = []
+            driver = release.results.header["history"].get("driver")
+            if driver:  # below an API boundary: scored by an older driver
+                notes.append(f"scored by the {driver} driver")
             reported = release.results.header["history"].get("reported_version")
             if reported:
-                note = f"the driver reported version {reported}"
+                notes.append(f"the driver reported version {reported}")
+            note = "; ".join(notes)
             rows.append((release.version, str(tally["passed"]), str(tally["failed"]), str(tally["error"]), note))
         else:
             reason = release.reason if len(release.reason) <= REASON_LIMIT else release.reason[: REASON_LIMIT - 1] + "…"
