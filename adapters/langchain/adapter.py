@@ -93,6 +93,22 @@ def _transport(request: AssemblyRequest) -> httpx2.MockTransport:
     return httpx2.MockTransport(handler)
 
 
+def _openai_http_client(request: AssemblyRequest) -> Any:
+    """The HTTP client ChatOpenAI hands to openai-python, over a mock transport serving the fixture: an
+    httpx2.Client for openai 3.x (built on httpx2); an httpx.Client for the openai releases before 3.0,
+    which take nothing else (`deltacheck history` installs them with older langchain-openai releases)."""
+    if int(_dist_version("openai").split(".")[0]) >= 3:
+        return httpx2.Client(transport=_transport(request))
+    import httpx
+
+    body = request.sse
+    return httpx.Client(
+        transport=httpx.MockTransport(
+            lambda _request: httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+        )
+    )
+
+
 
 def _openai_provider_error(exc: BaseException) -> dict | None:
     import openai
@@ -180,7 +196,7 @@ class LangChainOpenAIChat(_LangChainAdapter):
         from langchain_openai import ChatOpenAI
 
         return ChatOpenAI(model="gpt-4o", api_key=_FAKE_KEY, base_url="http://deltacheck.invalid/v1",
-                          http_client=httpx2.Client(transport=_transport(request)), max_retries=0,
+                          http_client=_openai_http_client(request), max_retries=0,
                           stream_usage=True)
 
     def _provider_error(self, exc: BaseException) -> dict | None:
@@ -242,7 +258,7 @@ class LangChainOpenAIResponses(_LangChainAdapter):
         from langchain_openai import ChatOpenAI
 
         return ChatOpenAI(model="gpt-4o", api_key=_FAKE_KEY, base_url="http://deltacheck.invalid/v1",
-                          http_client=httpx2.Client(transport=_transport(request)), max_retries=0,
+                          http_client=_openai_http_client(request), max_retries=0,
                           use_responses_api=True)
 
     def _provider_error(self, exc: BaseException) -> dict | None:
