@@ -387,6 +387,49 @@ def test_two_real_releases_are_scored_each_in_its_own_cached_environment(tmp_pat
         assert ensure_release(find_target("openai-python-chat"), version, log=lambda _: None).built is False
 
 
+PIP_CONFLICT = """ERROR: Cannot install langchain-openai==1.0.0 and openai==3.57.0 because these package versions have conflicting dependencies.
+
+The conflict is caused by:
+    The user requested openai==3.57.0
+    langchain-openai 1.0.0 depends on openai<3.0.0 and >=1.109.1
+
+To fix this you could try to:
+1. loosen the range of package versions you've specified
+
+ERROR: ResolutionImpossible: for help visit https://pip.pypa.io/en/latest/topics/dependency-resolution/#dealing-with-dependency-conflicts
+"""
+
+
+def test_a_release_contradicting_the_adapters_other_direct_pins_is_installed_with_only_the_library_pinned(tmp_path):
+    target = find_target("langchain-openai-chat")  # langchain-openai 1.0.0 caps openai below the pinned 3.x
+    calls = []
+
+    def run(command, cwd):
+        calls.append(command)
+        pinned = "pip" in command and not command[-1].endswith("history-requirements-unpinned.txt")
+        return (1, PIP_CONFLICT) if pinned else (0, "")
+
+    built = ensure_release(target, "1.0.0", envs_dir=tmp_path, log=lambda _: None, run=run)
+    assert built.unpinned == ("langchain-core", "langchain-anthropic", "openai", "anthropic", "httpx2")
+    assert not built.constrained and len(calls) == 4  # venv, constrained, unconstrained, unpinned
+    where = tmp_path / "history" / "langchain-openai-chat" / "1.0.0"
+    loose = (where / "history-requirements-unpinned.txt").read_text().splitlines()
+    assert loose == ["langchain-core", "langchain-openai==1.0.0", "langchain-anthropic", "openai", "anthropic", "httpx2"]
+    again = ensure_release(target, "1.0.0", envs_dir=tmp_path, log=lambda _: None, run=run)
+    assert (again.built, again.unpinned) == (False, built.unpinned) and len(calls) == 4
+
+    def refused(command, cwd):
+        return (1, PIP_CONFLICT) if "pip" in command else (0, "")
+
+    with pytest.raises(NotInstallable) as raised:  # pip's own conflict, not its bare ResolutionImpossible line
+        ensure_release(target, "0.0.1", envs_dir=tmp_path, log=lambda _: None, run=refused)
+    assert str(raised.value) == (
+        "pip install failed: ResolutionImpossible: The user requested openai==3.57.0; "
+        "langchain-openai 1.0.0 depends on openai<3.0.0 and >=1.109.1"
+    )
+    assert not (tmp_path / "history" / "langchain-openai-chat" / "0.0.1").exists()
+
+
 def test_a_node_release_is_a_copy_of_the_driver_folder_with_the_version_written_in_and_npm_install(tmp_path):
     target = find_target("openai-node-chat")
     calls = []

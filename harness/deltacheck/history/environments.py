@@ -3,8 +3,10 @@
 Python: a virtualenv in `.venvs/history/<adapter>/<version>/` with the requirements file's direct pins
 (the library's at the release) installed, the rest of the file (its frozen section) given to pip as
 constraints so that the environment is as close to the bundled one as the release allows. A release
-whose own requirements contradict those constraints is installed again without them (the results
-header says so). Node: the language's driver folder copied to `.../<version>/node/` without its
+whose own requirements contradict those constraints is installed again without them, and one that
+contradicts the adapter's other direct pins too (an older langchain-openai capping openai below the
+pinned major) once more with only the library pinned and the other direct pins named without a
+version, for pip to choose (the results header says which). Node: the language's driver folder copied to `.../<version>/node/` without its
 installed packages, the library's version written into the driver's package.json, `npm install`.
 Each is reused while its stamp (a hash of what it was built from) matches. A release that cannot be
 installed is a NotInstallable with pip's or npm's own last error line.
@@ -39,6 +41,7 @@ class Built:
     launch: Launch
     built: bool  # False: a cached environment was reused
     constrained: bool  # python: installed under the bundled file's frozen pins
+    unpinned: tuple[str, ...] = ()  # python: the adapter's other direct pins left to pip (the release contradicts them)
 
 
 def history_env(target: Target, version: str, envs_dir: Path = ENVS_DIR) -> Path:
@@ -85,35 +88,66 @@ def release_requirements(target: Target, version: str) -> tuple[str, str]:
     return "\n".join(lines) + "\n", "\n".join(frozen) + ("\n" if frozen else "")
 
 
+def unpinned_requirements(target: Target, version: str) -> tuple[str, tuple[str, ...]]:
+    """The library at `version` and the adapter's other direct pins by name only (extras kept), for a
+    release that contradicts them; and the names let go."""
+    lines, names = [], []
+    for line in release_requirements(target, version)[0].splitlines():
+        match = REQUIREMENT.match(line)
+        if match and normal_name(match.group(1)) != normal_name(target.package):
+            line = f"{match.group(1)}{match.group(2) or ''}"
+            names.append(match.group(1))
+        lines.append(line)
+    return "\n".join(lines) + "\n", tuple(names)
+
+
 def _python(target: Target, version: str, where: Path, log: Callable[[str], None], run: Runner) -> Built:
     requirements, constraints = release_requirements(target, version)
     stamp = _digest(f"python {sys.version_info.major}.{sys.version_info.minor}", requirements, constraints)
     python = where / "bin" / "python"
     spec = launch(target.manifest, adapters_dir=ADAPTERS_DIR)  # the bundled environment's command, another python
     made = Launch((str(python), *spec.command[1:]), spec.cwd, spec.env)
+    loose, names = unpinned_requirements(target, version)
     kept = _stamp(where)
     if kept and kept[0] == stamp:
-        return Built(made, False, kept[1] == "constrained")
+        return Built(made, False, kept[1] == "constrained", names if kept[1] == "unpinned" else ())
     shutil.rmtree(where, ignore_errors=True)
     where.mkdir(parents=True)
     (where / "history-requirements.txt").write_text(requirements, encoding="utf-8")
     (where / "history-constraints.txt").write_text(constraints, encoding="utf-8")
     _step(target, version, [sys.executable, "-m", "venv", str(where)], where, log, run)
     pip = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "--no-input", "-r"]
-    pip.append(str(where / "history-requirements.txt"))
-    constrained = True
+    state = "constrained"
     try:
-        _step(target, version, [*pip, "-c", str(where / "history-constraints.txt")], where, log, run)
+        _step(
+            target,
+            version,
+            [*pip, str(where / "history-requirements.txt"), "-c", str(where / "history-constraints.txt")],
+            where,
+            log,
+            run,
+        )
     except NotInstallable:
-        constrained = False  # the release needs other versions than the bundled file froze: let pip choose
+        state = "unconstrained"  # the release needs other versions than the bundled file froze: let pip choose
         log(f"{target.adapter} {version}: installing again without the bundled file's frozen pins")
         try:
-            _step(target, version, pip, where, log, run)
+            _step(target, version, [*pip, str(where / "history-requirements.txt")], where, log, run)
         except NotInstallable:
-            shutil.rmtree(where, ignore_errors=True)
-            raise
-    (where / STAMP).write_text(f"{stamp}\n{'constrained' if constrained else 'unconstrained'}\n", encoding="utf-8")
-    return Built(made, True, constrained)
+            if not names:
+                shutil.rmtree(where, ignore_errors=True)
+                raise
+            state = "unpinned"  # it contradicts the adapter's other direct pins too: only the library stays pinned
+            log(
+                f"{target.adapter} {version}: installing again with only {target.package} pinned ({', '.join(names)} left to pip)"
+            )
+            (where / "history-requirements-unpinned.txt").write_text(loose, encoding="utf-8")
+            try:
+                _step(target, version, [*pip, str(where / "history-requirements-unpinned.txt")], where, log, run)
+            except NotInstallable:
+                shutil.rmtree(where, ignore_errors=True)
+                raise
+    (where / STAMP).write_text(f"{stamp}\n{state}\n", encoding="utf-8")
+    return Built(made, True, state == "constrained", names if state == "unpinned" else ())
 
 
 # -- node -----------------------------------------------------------------------------------------
@@ -165,10 +199,16 @@ def _step(target: Target, version: str, command: list[str], cwd: Path, log: Call
 
 
 def last_error(output: str) -> str:
-    """The line of a tool's output that says why it failed: its last `ERROR:` / `npm error` line, else its last line."""
+    """The line of a tool's output that says why it failed: its last `ERROR:` / `npm error` line, else its last
+    line; for pip's ResolutionImpossible (which names no package), the conflict pip says it is caused by."""
     lines = [line.strip() for line in output.splitlines() if line.strip()]
     errors = [line for line in lines if line.startswith(("ERROR:", "error:", "npm error", "npm ERR!"))]
     reason = (errors or lines or ["no output"])[-1]
+    if reason.startswith("ERROR: ResolutionImpossible") and "The conflict is caused by:" in lines:
+        after = lines[len(lines) - lines[::-1].index("The conflict is caused by:") :]
+        causes = after[: next((i for i, line in enumerate(after) if line.startswith(("To fix", "ERROR:"))), len(after))]
+        if causes:
+            reason = "ResolutionImpossible: " + "; ".join(causes)
     return reason if len(reason) <= 300 else reason[:297] + "…"
 
 

@@ -88,6 +88,8 @@ def score_release(
         return read_release(path)
     try:
         more: dict[str, Any] = {"constrained": built.constrained}
+        if built.unpinned:
+            more["unpinned"] = list(built.unpinned)
         if hello.version != version:  # the adapter reports the version it found installed
             more["reported_version"] = hello.version
         run_and_record(
