@@ -279,6 +279,15 @@ def test_a_release_on_which_every_fixture_raises_the_same_is_not_drivable_and_on
     assert api_mismatch(results(raised, {**raised, "fixture": "Y", "verdict": "pass"})) is None
     other = {**raised, "fixture": "Y", "message": "raised: TypeError: x"}
     assert api_mismatch(results(raised, other)) is None
+    # A fixture that accepts a raise passes on the same exception: it was not driven either (langchain-openai
+    # 0.1 handed a client its openai rejects); on another exception, or a real pass, the release is scored.
+    accepted = {**raised, "fixture": "Z", "verdict": "pass", "matched": "raise_acceptable"}
+    accepted["message"] = "raised, which this fixture accepts (not JSON (so): refuse it): AttributeError: no stream"
+    unmatched = {**raised, "fixture": "W", "message": raised["message"] + " (not the rejection this fixture accepts, /x/)"}
+    assert api_mismatch(results(raised, accepted, unmatched)) == "every fixture raises: AttributeError: no stream"
+    accepted_other = {**accepted, "message": "raised, which this fixture accepts (not JSON): ValueError: bad JSON"}
+    assert api_mismatch(results(raised, accepted_other)) is None
+    assert api_mismatch(results(raised, {**accepted, "matched": None})) is None
 
 
 def test_each_release_pins_the_library_at_that_version_and_keeps_the_rest_as_constraints():
