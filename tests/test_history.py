@@ -281,6 +281,15 @@ def test_a_release_on_which_every_fixture_raises_the_same_is_not_drivable_and_on
     assert api_mismatch(results(raised, {**raised, "fixture": "Y", "verdict": "pass"})) is None
     other = {**raised, "fixture": "Y", "message": "raised: TypeError: x"}
     assert api_mismatch(results(raised, other)) is None
+    # A fixture that accepts a raise passes on the same exception: it was not driven either (langchain-openai
+    # 0.1 handed a client its openai rejects); on another exception, or a real pass, the release is scored.
+    accepted = {**raised, "fixture": "Z", "verdict": "pass", "matched": "raise_acceptable"}
+    accepted["message"] = "raised, which this fixture accepts (not JSON (so): refuse it): AttributeError: no stream"
+    unmatched = {**raised, "fixture": "W", "message": raised["message"] + " (not the rejection this fixture accepts, /x/)"}
+    assert api_mismatch(results(raised, accepted, unmatched)) == "every fixture raises: AttributeError: no stream"
+    accepted_other = {**accepted, "message": "raised, which this fixture accepts (not JSON): ValueError: bad JSON"}
+    assert api_mismatch(results(raised, accepted_other)) is None
+    assert api_mismatch(results(raised, {**accepted, "matched": None})) is None
 
 
 def test_each_release_pins_the_library_at_that_version_and_keeps_the_rest_as_constraints():
@@ -388,6 +397,49 @@ def test_two_real_releases_are_scored_each_in_its_own_cached_environment(tmp_pat
         assert release.results.adapter["version"] == version  # the driver reports the release it imported
         assert len(release.results.records) == count
         assert ensure_release(find_target("openai-python-chat"), version, log=lambda _: None).built is False
+
+
+PIP_CONFLICT = """ERROR: Cannot install langchain-openai==1.0.0 and openai==3.57.0 because these package versions have conflicting dependencies.
+
+The conflict is caused by:
+    The user requested openai==3.57.0
+    langchain-openai 1.0.0 depends on openai<3.0.0 and >=1.109.1
+
+To fix this you could try to:
+1. loosen the range of package versions you've specified
+
+ERROR: ResolutionImpossible: for help visit https://pip.pypa.io/en/latest/topics/dependency-resolution/#dealing-with-dependency-conflicts
+"""
+
+
+def test_a_release_contradicting_the_adapters_other_direct_pins_is_installed_with_only_the_library_pinned(tmp_path):
+    target = find_target("langchain-openai-chat")  # langchain-openai 1.0.0 caps openai below the pinned 3.x
+    calls = []
+
+    def run(command, cwd):
+        calls.append(command)
+        pinned = "pip" in command and not command[-1].endswith("history-requirements-unpinned.txt")
+        return (1, PIP_CONFLICT) if pinned else (0, "")
+
+    built = ensure_release(target, "1.0.0", envs_dir=tmp_path, log=lambda _: None, run=run)
+    assert built.unpinned == ("langchain-core", "langchain-anthropic", "openai", "anthropic", "httpx2")
+    assert not built.constrained and len(calls) == 4  # venv, constrained, unconstrained, unpinned
+    where = tmp_path / "history" / "langchain-openai-chat" / "1.0.0"
+    loose = (where / "history-requirements-unpinned.txt").read_text().splitlines()
+    assert loose == ["langchain-core", "langchain-openai==1.0.0", "langchain-anthropic", "openai", "anthropic", "httpx2"]
+    again = ensure_release(target, "1.0.0", envs_dir=tmp_path, log=lambda _: None, run=run)
+    assert (again.built, again.unpinned) == (False, built.unpinned) and len(calls) == 4
+
+    def refused(command, cwd):
+        return (1, PIP_CONFLICT) if "pip" in command else (0, "")
+
+    with pytest.raises(NotInstallable) as raised:  # pip's own conflict, not its bare ResolutionImpossible line
+        ensure_release(target, "0.0.1", envs_dir=tmp_path, log=lambda _: None, run=refused)
+    assert str(raised.value) == (
+        "pip install failed: ResolutionImpossible: The user requested openai==3.57.0; "
+        "langchain-openai 1.0.0 depends on openai<3.0.0 and >=1.109.1"
+    )
+    assert not (tmp_path / "history" / "langchain-openai-chat" / "0.0.1").exists()
 
 
 def test_a_node_release_is_a_copy_of_the_driver_folder_with_the_version_written_in_and_npm_install(tmp_path):

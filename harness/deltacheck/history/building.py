@@ -24,6 +24,7 @@ class Built:
     built: bool  # False: a cached environment was reused
     constrained: bool  # installed under the bundled pins of everything else (python: the frozen section)
     driven_by: str = ""  # the adapter whose driver was built, when it is not the history's own (an API boundary)
+    unpinned: tuple[str, ...] = ()  # python: the adapter's other direct pins left to pip (the release contradicts them)
 
 
 def step(
@@ -45,10 +46,17 @@ def step(
 
 
 def last_error(output: str) -> str:
-    """The line of a tool's output that says why it failed: its last `ERROR:` / `npm error` line, else its last line."""
+    """The line of a tool's output that says why it failed: its last `ERROR:` / `npm error` line, else its last
+    line; for pip's ResolutionImpossible (which names no package), the conflict pip says it is caused by."""
     lines = [line.strip() for line in output.splitlines() if line.strip()]
     errors = [line for line in lines if line.startswith(("ERROR:", "error:", "npm error", "npm ERR!"))]
-    return clipped((errors or lines or ["no output"])[-1])
+    reason = (errors or lines or ["no output"])[-1]
+    if reason.startswith("ERROR: ResolutionImpossible") and "The conflict is caused by:" in lines:
+        after = lines[len(lines) - lines[::-1].index("The conflict is caused by:") :]
+        causes = after[: next((i for i, line in enumerate(after) if line.startswith(("To fix", "ERROR:"))), len(after))]
+        if causes:
+            reason = "ResolutionImpossible: " + "; ".join(causes)
+    return clipped(reason)
 
 
 def clipped(line: str, limit: int = 300) -> str:
@@ -64,7 +72,12 @@ def read_stamp(where: Path) -> tuple[str, str] | None:
 
 
 def write_stamp(where: Path, stamp: str, constrained: bool) -> None:
-    (where / STAMP).write_text(f"{stamp}\n{'constrained' if constrained else 'unconstrained'}\n", encoding="utf-8")
+    write_state(where, stamp, "constrained" if constrained else "unconstrained")
+
+
+def write_state(where: Path, stamp: str, state: str) -> None:
+    """The stamp, and how the release was installed: constrained, unconstrained or unpinned."""
+    (where / STAMP).write_text(f"{stamp}\n{state}\n", encoding="utf-8")
 
 
 def digest(*parts: str) -> str:

@@ -5,6 +5,7 @@ driver does not start (the library's API is not what the adapter drives), is rec
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -90,6 +91,8 @@ def score_release(
         more: dict[str, Any] = {"constrained": built.constrained}
         if built.driven_by:  # below an API boundary: the older driver the manifest names
             more["driver"] = built.driven_by
+        if built.unpinned:
+            more["unpinned"] = list(built.unpinned)
         if hello.version != version:  # the adapter reports the version it found installed
             more["reported_version"] = hello.version
         run_and_record(
@@ -118,13 +121,30 @@ def score_release(
 
 def api_mismatch(release: ReleaseResults) -> str | None:
     """Why a release is not drivable although its driver started: every fixture it was given raised the same
-    exception (the adapter calls an API the release does not have), else None."""
+    exception (the adapter calls an API the release does not have), else None. A fixture that accepts a raise
+    passes on that same exception: it counts as raising, not as driven."""
     judged = [r for r in release.results.records if r["verdict"] not in UNSCORED]
-    if not judged or any(r["verdict"] not in ("error", "crash") for r in judged):
+    raised = [r for r in judged if r["verdict"] in ("error", "crash")]
+    if not raised or len({tuple(finding_keys(r)) for r in raised}) != 1:
         return None
-    if len({tuple(finding_keys(r)) for r in judged}) != 1:
-        return None
-    return one_line(f"every fixture raises: {str(judged[0].get('message', '')).removeprefix('raised: ')}")
+    texts = {_raised_text(r) for r in raised}
+    for record in judged:
+        if record["verdict"] in ("error", "crash"):
+            continue
+        if record.get("matched") != "raise_acceptable" or not any(
+            _raised_text(record).endswith(f"): {t}") for t in texts
+        ):
+            return None
+    return one_line(f"every fixture raises: {_raised_text(raised[0])}")
+
+
+_NOT_THE_REJECTION = re.compile(r" \(not the rejection this fixture (?:accepts|recommends), /.*/\)$", re.S)
+
+
+def _raised_text(record: dict[str, Any]) -> str:
+    """A raising record's message without the judge's words after it, and an error's without `raised: `: the
+    exception (`Type: message`), or for a raise a fixture accepts, the message ending with `): ` and it."""
+    return _NOT_THE_REJECTION.sub("", str(record.get("message", ""))).removeprefix("raised: ")
 
 
 def _restatus(path: Path, status: str, reason: str) -> None:
