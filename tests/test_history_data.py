@@ -16,16 +16,19 @@ import jsonschema
 import pytest
 
 from deltacheck.corpus.loader import load_corpus
+from deltacheck.history.building import STAMP
 from deltacheck.history.environments import history_env
 from deltacheck.history.scoring import score_release
 from deltacheck.history.store import BISECT_FILE, COMMITTED, read_history, read_release, release_path
-from deltacheck.history.building import STAMP
 from deltacheck.history.target import NoHistory, find_target
 
 SCHEMA = Path(__file__).parent.parent / "harness" / "deltacheck" / "history" / "schemas" / "bisect.schema.json"
 SAMPLE = [("openai-python-chat", "3.57.0"), ("openai-python-chat", "1.41.0"), ("spring-ai-openai-chat", "1.1.8")]
 # Where each kind of release is installed from: reachable, or its environment already built, or skipped.
-REGISTRY = {"python": "https://pypi.org/simple/openai/", "java": "https://repo.maven.apache.org/maven2/"}
+REGISTRY = {
+    "python": "https://pypi.org/simple/openai/",
+    "java": "https://repo.maven.apache.org/maven2/org/springframework/ai/spring-ai-openai/maven-metadata.xml",
+}
 
 assert COMMITTED is not None  # the tests run from the checkout
 FOLDERS = sorted(p for p in COMMITTED.iterdir() if p.is_dir()) if COMMITTED.is_dir() else []

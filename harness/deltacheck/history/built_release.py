@@ -86,9 +86,7 @@ def _stamp_of(driving: Driving, *texts: str) -> str:
     return digest(manifest.language, str(manifest.pom), " ".join(manifest.args), *texts, *files)
 
 
-def build_jvm(
-    driving: Driving, version: str, where: Path, label: str, log: Log, run: Runner, envs_dir: Path
-) -> Built:
+def build_jvm(driving: Driving, version: str, where: Path, label: str, log: Log, run: Runner, envs_dir: Path) -> Built:
     manifest = driving.manifest
     assert manifest.pom is not None  # reading a manifest gives every java entry one
     pom = release_pom((manifest.folder / manifest.pom).read_text(encoding="utf-8"), driving, version)
