@@ -130,7 +130,7 @@ def test_the_seed_bug_across_releases_says_on_how_many_fixtures_each_release_sho
     text = "\n".join(render_seeds(runs, MUTATION_HEADER, MUTATION_RECORDS, histories))
     assert (
         "- across releases of `spring-ai-openai-chat` (`deltacheck history`): 1.1.8: not-installable (mvn package "
-        "failed: SpringAiDriver.java:[3,23] package com.openai.cor…); 2.0.0-M2: 0 of 2; "
+        "failed: SpringAiDriver.java:[3,23] package com.openai.core does not exist); 2.0.0-M2: 0 of 2; "
         "2.0.0-M3 – 2.0.0 (2): 1 of 2; 2.0.1: 0 of 2. The seed bug first shows on 1 more in 2.0.0-M3 (after "
         "2.0.0-M2); gone in 2.0.1 (after 2.0.0)."
     ) in text

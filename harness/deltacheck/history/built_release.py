@@ -161,5 +161,7 @@ def go_error(output: str, source: Path) -> str:
 
 
 def _relative(line: str, source: Path) -> str:
-    """A path inside the build copy as the repository names it (adapters/jvm/…), so the line is the same on every machine."""
-    return line.replace(f"file://{source}/", "").replace(f"{source}/", "")
+    """A source file named by its own name (`KoogDriver.kt:98:28 …`): the same line on every machine, and
+    short enough to read in a report."""
+    line = line.replace(f"file://{source}/", "").replace(f"{source}/", "")
+    return re.sub(r"(?<![\w.])[\w./-]*/([\w.-]+\.(?:java|kt|go))\b", r"\1", line)

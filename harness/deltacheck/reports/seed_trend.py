@@ -11,7 +11,7 @@ from deltacheck.history.store import AdapterHistory
 
 # (records of one release by fixture, its adapter description) -> how many of the fixtures show the bug
 Shows = Callable[[dict[str, dict[str, Any]], dict[str, Any]], int]
-REASON_LIMIT = 70
+REASON_LIMIT = 100
 
 
 def seed_trend_line(history: AdapterHistory, fixtures: Sequence[str], shows: Shows) -> str | None:
