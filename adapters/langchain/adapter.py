@@ -69,6 +69,7 @@ from __future__ import annotations
 
 import importlib
 import json
+from importlib.metadata import requires as _dist_requires
 from importlib.metadata import version as _dist_version
 from typing import Any
 
@@ -95,9 +96,10 @@ def _transport(request: AssemblyRequest) -> httpx2.MockTransport:
 
 def _openai_http_client(request: AssemblyRequest) -> Any:
     """The HTTP client ChatOpenAI hands to openai-python, over a mock transport serving the fixture: an
-    httpx2.Client for openai 3.x (built on httpx2); an httpx.Client for the openai releases before 3.0,
-    which take nothing else (`deltacheck history` installs them with older langchain-openai releases)."""
-    if int(_dist_version("openai").split(".")[0]) >= 3:
+    httpx2.Client for an openai that takes one (3.x is built on httpx2, late 2.x offers it as an extra); an
+    httpx.Client for the older releases, which take nothing else (`deltacheck history` installs them with
+    older langchain-openai releases)."""
+    if any(requirement.startswith("httpx2") for requirement in _dist_requires("openai") or ()):
         return httpx2.Client(transport=_transport(request))
     import httpx
 
