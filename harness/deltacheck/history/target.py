@@ -8,8 +8,8 @@ module by its path's last name), else its first direct pin (`pydantic-ai-slim` f
 requirements file and package.json.
 
 A library whose API changed at a release is driven below that release by another adapter's driver
-(the manifest's `history.older_releases`): Spring AI 1.x is driven by `spring-ai-openai-chat@1`,
-2.x by `spring-ai-openai-chat`. Each release names which driver scored it.
+(the manifest's `history.older_releases`): Spring AI's releases before 2.0.0-M5 (where its OpenAI
+chat model moved onto openai-java) are driven by its 1.x driver. Each release names which driver scored it.
 """
 
 from __future__ import annotations
