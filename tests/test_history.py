@@ -586,3 +586,21 @@ def test_a_release_scored_by_an_older_driver_says_so_in_the_trend(tmp_path):
     _release(tmp_path, "miniature-raises", "2.0.0", SCORED, False)
     (history,) = read_histories([tmp_path])
     assert [row[4] for row in trend_rows(history)] == ["scored by the miniature-raises@1 driver", ""]
+
+
+def test_the_report_says_once_a_version_every_driver_reported_and_caps_the_findings_listed(tmp_path):
+    from deltacheck.history.store import read_histories
+    from deltacheck.reports.history import history_summary, since_text
+    from deltacheck.reports.links import SiteLinks
+
+    for version in ("1.0.0", "1.1.0"):
+        _release(tmp_path, "miniature-raises", version, SCORED, False, reported_version="7.0.1")
+    moved = {"axis": "arguments", "fixtures": ["DC-T00K"], "since": "1.1.0", "since_oldest": False, "skipped": []}
+    findings = [{**moved, "what": f"finding {i}", "fixed_in": None} for i in range(10)]
+    (tmp_path / "miniature-raises" / "bisect.json").write_text(json.dumps({"findings": findings}))
+    text = "\n".join(history_summary(read_histories([tmp_path]), SiteLinks("")))
+    assert text.count("7.0.1") == 1 and "Every release's driver reported openai 7.0.1" in text
+    assert "finding 7" in text and "finding 8" not in text
+    assert "- 2 more finding(s) that appeared or were fixed: on the page of [miniature-raises]" in text
+    oldest = {"since": "1.1.0", "since_oldest": True, "fixed_in": "1.2.0", "skipped": ["0.9.0", "1.0.0"]}
+    assert since_text(oldest) == "at or before 1.1.0 (the 2 older release(s) unscorable), fixed in 1.2.0"

@@ -12,11 +12,22 @@ from deltacheck.reports.links import SiteLinks, cell_text
 from deltacheck.reports.markdown_text import escape_markdown
 
 REASON_LIMIT = 90
+MOVED_SHOWN = 8  # findings that appeared or were fixed, listed per implementation (all are on its page)
+
+
+def same_reported_version(history: AdapterHistory) -> str | None:
+    """The version every scored release's driver reported, when it is one for all (the driver reports
+    another package's version, not the release's): said once, not on every row."""
+    reported = {
+        release.results.header["history"].get("reported_version") for release in history.releases if release.scored
+    }
+    return next(iter(reported)) if len(reported) == 1 and None not in reported and len(history.releases) > 1 else None
 
 
 def trend_rows(history: AdapterHistory) -> list[tuple[str, str, str, str, str]]:
     """(release, passed, failed, error, note) per release, oldest first."""
     rows = []
+    constant = same_reported_version(history)
     for release in history.releases:
         if release.scored:
             tally = release.tally()
@@ -25,7 +36,7 @@ def trend_rows(history: AdapterHistory) -> list[tuple[str, str, str, str, str]]:
             if driver:  # below an API boundary: scored by an older driver
                 notes.append(f"scored by the {driver} driver")
             reported = release.results.header["history"].get("reported_version")
-            if reported:
+            if reported and reported != constant:
                 notes.append(f"the driver reported version {reported}")
             note = "; ".join(notes)
             rows.append((release.version, str(tally["passed"]), str(tally["failed"]), str(tally["error"]), note))
@@ -39,6 +50,8 @@ def since_text(entry: dict[str, Any]) -> str:
     since = ("at or before " if entry.get("since_oldest") else "since ") + str(entry.get("since"))
     fixed = f"fixed in {entry['fixed_in']}" if entry.get("fixed_in") else "still present"
     skipped = entry.get("skipped") or []
+    if skipped and entry.get("since_oldest"):  # every release before the first scored one is unscorable
+        return f"{since} (the {len(skipped)} older release(s) unscorable), {fixed}"
     return f"{since}, {fixed}" + (f" (unscorable in between: {', '.join(skipped)})" if skipped else "")
 
 
@@ -82,9 +95,15 @@ def history_summary(histories: list[AdapterHistory], links: SiteLinks) -> list[s
             for row in grouped_rows(trend_rows(history))
         )
         out.append("")
+        if (constant := same_reported_version(history)) is not None:
+            library = history.releases[-1].results.adapter.get("library") or "its library"
+            out.append(
+                f"Every release's driver reported {cell_text(str(library))} {cell_text(constant)}: the package it "
+                "reports, which this history does not vary.\n"
+            )
         findings = (history.bisect or {}).get("findings") or []
         moved = [entry for entry in findings if changed(entry)]
-        for entry in moved:
+        for entry in moved[:MOVED_SHOWN]:
             fixtures = entry.get("fixtures") or []
             who = ", ".join(links.fixture(str(f)) for f in fixtures[:3]) + (
                 f" (+{len(fixtures) - 3})" if len(fixtures) > 3 else ""
@@ -93,6 +112,11 @@ def history_summary(histories: list[AdapterHistory], links: SiteLinks) -> list[s
             what = what if len(what) <= 120 else what[:119] + "…"
             axis = escape_markdown(str(entry.get("axis", "")))
             out.append(f"- {who or '–'} {axis}: {escape_markdown(what)}: {escape_markdown(since_text(entry))}")
+        if len(moved) > MOVED_SHOWN:
+            out.append(
+                f"- {len(moved) - MOVED_SHOWN} more finding(s) that appeared or were fixed: on the page of "
+                f"{links.implementation(history.adapter)}"
+            )
         if findings:
             steady = len(findings) - len(moved)
             if steady:  # each: first shown at or before the oldest release scored, and not fixed
