@@ -1,13 +1,16 @@
 """The release history committed in history/: well-formed, made by the command its COMMAND file holds, and
 reproduced: a small sample of (adapter, release) pairs is scored again and every verdict must match.
 
-The sample is two releases of openai-python-chat (one scored, one recorded as not drivable): each
-environment is built from PyPI once (cached in .venvs/history/) and scored in seconds. Without PyPI and
-without those environments the re-scoring is skipped with one line."""
+The sample is two releases of openai-python-chat (one scored, one recorded as not drivable) and one of
+ai-sdk-openai-chat (npm): each environment is built from its registry once (cached in .venvs/history/) and
+scored in seconds. Without the registry and without those environments the re-scoring is skipped with one
+line. langchain-openai and litellm are left out: their cold environments take 40 s to 2 min to build."""
 
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 import urllib.request
 from pathlib import Path
 
@@ -15,13 +18,13 @@ import jsonschema
 import pytest
 
 from deltacheck.corpus.loader import load_corpus
-from deltacheck.history.environments import history_env
+from deltacheck.history.environments import STAMP, history_env
 from deltacheck.history.scoring import score_release
 from deltacheck.history.store import BISECT_FILE, COMMITTED, read_history, read_release, release_path
 from deltacheck.history.target import find_target
 
 SCHEMA = Path(__file__).parent.parent / "harness" / "deltacheck" / "history" / "schemas" / "bisect.schema.json"
-SAMPLE = [("openai-python-chat", "3.57.0"), ("openai-python-chat", "1.41.0")]
+SAMPLE = [("openai-python-chat", "3.57.0"), ("openai-python-chat", "1.41.0"), ("ai-sdk-openai-chat", "4.0.118")]
 
 assert COMMITTED is not None  # the tests run from the checkout
 FOLDERS = sorted(p for p in COMMITTED.iterdir() if p.is_dir()) if COMMITTED.is_dir() else []
@@ -47,8 +50,16 @@ def test_each_committed_history_names_its_command_and_reads_back(folder):
 
 
 def _can_build(adapter: str, version: str) -> bool:
-    if (history_env(find_target(adapter), version) / "bin" / "python").exists():
+    target = find_target(adapter)
+    if (history_env(target, version) / ("bin/python" if target.ecosystem == "pypi" else STAMP)).exists():
         return True
+    if target.ecosystem == "npm":
+        if shutil.which("npm") is None:
+            return False
+        try:
+            return subprocess.run(["npm", "ping"], capture_output=True, timeout=15).returncode == 0
+        except subprocess.TimeoutExpired:
+            return False
     try:
         urllib.request.urlopen("https://pypi.org/simple/openai/", timeout=5).close()
     except OSError:
@@ -59,7 +70,7 @@ def _can_build(adapter: str, version: str) -> bool:
 @pytest.mark.parametrize(("adapter", "version"), SAMPLE)
 def test_a_committed_release_is_reproduced_verdict_for_verdict(adapter, version, tmp_path):
     if not _can_build(adapter, version):
-        pytest.skip(f"PyPI is not reachable and {adapter} {version} has no environment: not re-scored")
+        pytest.skip(f"its registry is not reachable and {adapter} {version} has no environment: not re-scored")
     committed = read_release(release_path(COMMITTED, adapter, version))
     corpus = load_corpus()
     assert committed.results.header["corpus_version"] == corpus.version, (
