@@ -1,10 +1,12 @@
 """The release history committed in history/: well-formed, made by the command its COMMAND file holds, and
 reproduced: a small sample of (adapter, release) pairs is scored again and every verdict must match.
 
-The sample is two releases of openai-python-chat (one scored, one recorded as not drivable) and Spring AI
-1.1.8 (a JVM release below an API boundary, built from the older driver): each environment is built from
-its registry once (cached in .venvs/history/) and scored in seconds. Without the registry (or, for the JVM
-release, without java and mvn) and without those environments the re-scoring is skipped with one line."""
+The sample is two releases of openai-python-chat (one scored, one recorded as not drivable), one of
+ai-sdk-openai-chat (npm) and Spring AI 1.1.8 (a JVM release below an API boundary, built from the older
+driver): each environment is built from its registry once (cached in .venvs/history/) and scored in
+seconds. Without the registry (or the language's tools) and without those environments the re-scoring is
+skipped with one line. langchain-openai and litellm are left out: their cold environments take 40 s to
+2 min to build."""
 
 from __future__ import annotations
 
@@ -23,10 +25,16 @@ from deltacheck.history.store import BISECT_FILE, COMMITTED, read_history, read_
 from deltacheck.history.target import NoHistory, find_target
 
 SCHEMA = Path(__file__).parent.parent / "harness" / "deltacheck" / "history" / "schemas" / "bisect.schema.json"
-SAMPLE = [("openai-python-chat", "3.57.0"), ("openai-python-chat", "1.41.0"), ("spring-ai-openai-chat", "1.1.8")]
+SAMPLE = [
+    ("openai-python-chat", "3.57.0"),
+    ("openai-python-chat", "1.41.0"),
+    ("ai-sdk-openai-chat", "4.0.118"),
+    ("spring-ai-openai-chat", "1.1.8"),
+]
 # Where each kind of release is installed from: reachable, or its environment already built, or skipped.
 REGISTRY = {
     "python": "https://pypi.org/simple/openai/",
+    "node": "https://registry.npmjs.org/@ai-sdk%2fopenai",
     "java": "https://repo.maven.apache.org/maven2/org/springframework/ai/spring-ai-openai/maven-metadata.xml",
 }
 
@@ -57,7 +65,7 @@ def _cannot_build(adapter: str, version: str) -> str | None:
     """Why the release cannot be scored here, or None."""
     try:
         target = find_target(adapter)
-    except NoHistory as exc:  # a JVM adapter without java or mvn
+    except NoHistory as exc:  # a JVM or Node adapter without its tools
         return str(exc)
     if (history_env(target, version) / STAMP).exists():
         return None
