@@ -23,7 +23,9 @@ from deltacheck.running.runner import DEFAULT_MAX_TIMEOUTS, DEFAULT_TIMEOUT
 
 
 @click.command()
-@click.option("--adapter", "adapter_name", required=True, metavar="NAME", help="A manifest adapter (Python, Node, JVM or Go).")
+@click.option(
+    "--adapter", "adapter_name", required=True, metavar="NAME", help="A manifest adapter (Python, Node, JVM or Go)."
+)
 @click.option(
     "--versions",
     "spec",

@@ -239,7 +239,8 @@ def _across_releases(
     lines = [
         line
         for history in histories
-        if history.releases and history.releases[-1].results.adapter.get("library") in SEED_LIBRARIES.get(seed, ())
+        if history.releases
+        and history.releases[-1].results.adapter.get("library") in SEED_LIBRARIES.get(seed, ())
         and (line := seed_trend_line(history, fixtures, shows)) is not None
     ]
     return [*lines, ""] if lines else []

@@ -64,7 +64,14 @@ def seeds_summary(
     section = render_seeds(runs, header, records, histories)
     if not section:
         return []
-    kept = ("### ", "- mutant:", "- fixtures that catch it:", "- real implementation:", "The seed bug shows on", "- across releases")
+    kept = (
+        "### ",
+        "- mutant:",
+        "- fixtures that catch it:",
+        "- real implementation:",
+        "The seed bug shows on",
+        "- across releases",
+    )
     out = [
         "## Seed reports and the real code\n",
         "Each seed bug report, the mutant modelled on it and what the real code does on the fixtures that catch "
