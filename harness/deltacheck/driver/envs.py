@@ -166,19 +166,8 @@ def ensure_env(
             cwd = manifest.folder
         elif manifest.language == "java":
             assert manifest.pom is not None  # reading a manifest gives every java entry one (pom.xml by default)
-            cwd = _copy_jvm_sources(manifest, target)
-            steps = [
-                [
-                    "mvn",
-                    "-B",
-                    "-q",
-                    "-Dstyle.color=never",
-                    f"-Dmaven.repo.local={envs_dir / MAVEN_REPOSITORY}",
-                    "-f",
-                    manifest.pom,
-                    "package",
-                ]
-            ]
+            cwd = copy_build_sources(manifest, target / "src")
+            steps = [maven_package(manifest, envs_dir)]
         elif manifest.language == "go":
             # Built in place: `go build -mod=readonly` writes nothing into the sources, only the binary.
             cwd = manifest.build_root
@@ -219,17 +208,32 @@ def _copy_node_sources(manifest: Manifest, envs_dir: Path) -> None:
         shutil.copytree(manifest.folder.parent, folder.parent, ignore=shutil.ignore_patterns("node_modules"))
 
 
-def _copy_jvm_sources(manifest: Manifest, target: Path) -> Path:
-    """Copy the parent pom, the shared driver code and the driver's folder to `target/src`; build there.
+def copy_build_sources(manifest: Manifest, source: Path) -> Path:
+    """Copy the shared build files and the driver's folder under `source`; the driver's folder in the copy.
 
-    Maven writes its output beside the sources, and the sources may sit inside an installed package.
+    JVM drivers are built there: Maven writes its output beside the sources, and the sources may sit
+    inside an installed package. A release history builds Go drivers from such a copy too.
     """
-    source = target / "src"
     for path in build_sources(manifest):
         copy = source / path.relative_to(manifest.build_root)
         copy.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, copy)
     return source / manifest.folder.name
+
+
+def maven_package(manifest: Manifest, envs_dir: Path) -> list[str]:
+    """The Maven build of a JVM driver's pom, into the Maven repository every driver shares."""
+    assert manifest.pom is not None  # reading a manifest gives every java entry one (pom.xml by default)
+    return ["mvn", "-B", "-q", "-Dstyle.color=never", f"-Dmaven.repo.local={envs_dir / MAVEN_REPOSITORY}"] + [
+        "-f",
+        manifest.pom,
+        "package",
+    ]
+
+
+def jvm_command(manifest: Manifest, jar: Path) -> tuple[str, ...]:
+    """How a built JVM driver is started."""
+    return ("java", *JVM_OPTIONS, "-jar", str(jar), *manifest.args)
 
 
 def jvm_jar(manifest: Manifest, envs_dir: Path = ENVS_DIR) -> Path:
@@ -256,8 +260,7 @@ def launch(manifest: Manifest, *, envs_dir: Path = ENVS_DIR, adapters_dir: Path 
     if manifest.language == "node":
         return Launch(manifest.command, str(node_folder(manifest, envs_dir)), env)
     if manifest.language == "java":
-        command = ("java", *JVM_OPTIONS, "-jar", str(jvm_jar(manifest, envs_dir)), *manifest.args)
-        return Launch(command, str(env_dir(manifest, envs_dir)), env)
+        return Launch(jvm_command(manifest, jvm_jar(manifest, envs_dir)), str(env_dir(manifest, envs_dir)), env)
     if manifest.language == "go":
         return Launch(
             (str(env_dir(manifest, envs_dir) / "driver"), *manifest.args), str(env_dir(manifest, envs_dir)), env

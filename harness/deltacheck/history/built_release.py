@@ -18,7 +18,15 @@ import re
 import shutil
 from pathlib import Path
 
-from deltacheck.driver.envs import JVM_OPTIONS, MAVEN_REPOSITORY, Launch, Runner, build_sources, maven_lock
+from deltacheck.driver.envs import (
+    Launch,
+    Runner,
+    build_sources,
+    copy_build_sources,
+    jvm_command,
+    maven_lock,
+    maven_package,
+)
 from deltacheck.history.building import (
     Built,
     Log,
@@ -69,17 +77,6 @@ def _tag(block: str, name: str) -> str | None:
     return found.group(1) if found else None
 
 
-def _copy_sources(driving: Driving, source: Path) -> list[Path]:
-    manifest = driving.manifest
-    copied = []
-    for path in build_sources(manifest):
-        copy = source / path.relative_to(manifest.build_root)
-        copy.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, copy)
-        copied.append(path)
-    return copied
-
-
 def _stamp_of(driving: Driving, *texts: str) -> str:
     manifest = driving.manifest
     files = (f"{p.relative_to(manifest.build_root)}:{file_hash(p)}" for p in build_sources(manifest))
@@ -94,18 +91,24 @@ def build_jvm(driving: Driving, version: str, where: Path, label: str, log: Log,
     source = where / "src"
     folder = source / manifest.folder.name
     jar = folder / "target" / "driver.jar"  # the parent pom names the runnable jar
-    made = Launch(("java", *JVM_OPTIONS, "-jar", str(jar), *manifest.args), str(where), dict(os.environ))
+    made = Launch(jvm_command(manifest, jar), str(where), dict(os.environ))
     kept = read_stamp(where)
     if kept and kept[0] == stamp and jar.is_file():
         return Built(made, False, True)
     shutil.rmtree(where, ignore_errors=True)
-    _copy_sources(driving, source)
+    copy_build_sources(manifest, source)
     (folder / manifest.pom).write_text(pom, encoding="utf-8")
-    command = ["mvn", "-B", "-q", "-Dstyle.color=never", f"-Dmaven.repo.local={envs_dir / MAVEN_REPOSITORY}"]
-    command += ["-f", manifest.pom, "package"]
     try:
         with maven_lock(envs_dir):
-            step(label, command, folder, log, run, tool="mvn package", explain=lambda out: maven_error(out, source))
+            step(
+                label,
+                maven_package(manifest, envs_dir),
+                folder,
+                log,
+                run,
+                tool="mvn package",
+                explain=lambda out: maven_error(out, source),
+            )
     except NotInstallable:
         shutil.rmtree(where, ignore_errors=True)
         raise
@@ -123,7 +126,7 @@ def build_go(driving: Driving, version: str, where: Path, label: str, log: Log, 
     if kept and kept[0] == stamp and binary.is_file():
         return Built(made, False, True)
     shutil.rmtree(where, ignore_errors=True)
-    _copy_sources(driving, source)
+    copy_build_sources(manifest, source)
     explain = lambda out: go_error(out, source)  # noqa: E731 - one line, used twice
     try:
         step(label, ["go", "get", f"{driving.pin.package}@{version}"], source, log, run, tool="go get", explain=explain)
